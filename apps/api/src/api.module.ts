@@ -1,0 +1,23 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AccountModule } from '@app/account';
+import { AuthModule } from '@app/auth';
+import { AppConfig, InfrastructureModule } from '@app/core';
+import { WorkerModule } from '../../worker/src/worker.module';
+import { HealthController } from './health.controller';
+
+/** The HTTP API; with RUN_WORKERS=true the same process also runs the worker side. */
+@Module({})
+export class ApiModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        InfrastructureModule.forRoot(config),
+        AuthModule,
+        AccountModule,
+        ...(config.runWorkers ? [WorkerModule] : []),
+      ],
+      controllers: [HealthController],
+    };
+  }
+}

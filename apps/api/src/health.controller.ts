@@ -1,0 +1,44 @@
+import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { Public } from '@app/auth';
+import { RedisClient } from '@app/core';
+
+/** Liveness says the process answers; readiness says it can reach Postgres and Redis. */
+@ApiExcludeController()
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly redis: RedisClient,
+  ) {}
+
+  @Get('live')
+  @HttpCode(200)
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  async ready(@Res({ passthrough: true }) response: Response) {
+    const [postgres, redis] = await Promise.all([
+      withTimeout(this.dataSource.query('SELECT 1').then(() => 'ok' as const)),
+      withTimeout(this.redis.ping().then(() => 'ok' as const)),
+    ]);
+    const ready = postgres === 'ok' && redis === 'ok';
+    response.status(ready ? 200 : 503);
+    return { status: ready ? 'ok' : 'unavailable', checks: { postgres, redis } };
+  }
+}
+
+async function withTimeout(check: Promise<'ok'>, ms = 2000): Promise<'ok' | 'down'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'down'>((resolve) => (timer = setTimeout(() => resolve('down'), ms)));
+  try {
+    return await Promise.race([check.catch(() => 'down' as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,16 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { runProcess } from '@app/core';
+import { ApiModule } from './api.module';
+import { configureApp } from './configure-app';
+
+void runProcess(async (config) => {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config), { bufferLogs: true });
+  configureApp(app);
+  await app.listen(config.port);
+  app
+    .get(Logger)
+    .log(`API listening on ${config.publicBaseUrl} (docs at /docs; workers ${config.runWorkers ? 'on' : 'off'})`, 'Main');
+});

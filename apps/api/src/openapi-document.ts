@@ -1,0 +1,21 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+const DESCRIPTION = `Send digital gift-card rewards from a prepaid wallet.
+
+All monetary values are integer cents. Every error is \`{error, message}\`; a 400 adds \`issues\`.
+Authenticate with \`Authorization: Bearer <API key or OAuth access token>\`. Requests are limited to
+300 a minute per credential (\`RateLimit-*\` headers; \`429\` with \`Retry-After\`).`;
+
+/** The OpenAPI document the app serves at /docs/openapi.json; openapi.yaml is this, committed. */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Rewards API')
+    .setDescription(DESCRIPTION)
+    .setVersion('1.0.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An `sk_` API key or an OAuth access token.' }, 'bearer')
+    .build();
+  return SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
+  });
+}

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountController } from './account.controller';
+import { AccountService } from './account.service';
+import { ApiKeyService } from './api-key.service';
+import { AccountEntity } from './entities/account.entity';
+import { ApiKeyEntity } from './entities/api-key.entity';
+import { MembershipEntity } from './entities/membership.entity';
+import { UserEntity } from './entities/user.entity';
+import { MerchantService } from './merchant.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([AccountEntity, UserEntity, MembershipEntity, ApiKeyEntity])],
+  controllers: [AccountController],
+  providers: [AccountService, ApiKeyService, MerchantService],
+  exports: [AccountService, ApiKeyService, MerchantService],
+})
+export class AccountModule {}

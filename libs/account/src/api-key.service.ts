@@ -1,0 +1,81 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { CredentialResolver, CredentialResolverRegistry, Principal, scopesOfApiKey } from '@app/auth';
+import { BadRequestError, hashSecret, newId, newSecret, NotFoundError } from '@app/core';
+import { AccountEntity } from './entities/account.entity';
+import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from './entities/api-key.entity';
+
+const SECRET_PREFIX = 'sk_';
+
+/**
+ * API keys: created and revoked by operators and (later) the dashboard, never through the API,
+ * so a leaked key cannot mint more keys. Resolves `sk_` bearer credentials for the AuthGuard.
+ */
+@Injectable()
+export class ApiKeyService implements CredentialResolver, OnModuleInit {
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
+    private readonly registry: CredentialResolverRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
+
+  async create(accountId: string, scopes: string[], name = ''): Promise<{ id: string; key: string }> {
+    const unique = [...new Set(scopes)];
+    if (unique.length === 0 || unique.some((scope) => !API_KEY_SCOPES.includes(scope as ApiKeyScope))) {
+      throw new BadRequestError([{ path: 'scopes', message: 'must be read, write or read,write' }]);
+    }
+    if (name.length > 100) throw new BadRequestError([{ path: 'name', message: 'must be at most 100 characters' }]);
+    if (!(await this.accounts.existsBy({ id: accountId }))) throw new NotFoundError('Account');
+    const key = newSecret('sk');
+    const id = newId('key');
+    await this.keys.insert({
+      id,
+      accountId,
+      name,
+      secretHash: hashSecret(key),
+      secretLast4: key.slice(-4),
+      scopes: unique as ApiKeyScope[],
+    });
+    return { id, key };
+  }
+
+  async revoke(id: string): Promise<{ id: string; revokedAt: string }> {
+    await this.keys.update({ id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    const key = await this.keys.findOneBy({ id });
+    if (!key?.revokedAt) throw new NotFoundError('API key');
+    return { id, revokedAt: key.revokedAt.toISOString() };
+  }
+
+  claims(credential: string): boolean {
+    return credential.startsWith(SECRET_PREFIX);
+  }
+
+  async resolve(credential: string): Promise<Principal | null> {
+    // Looked up by hash: the secret itself is never stored or compared.
+    const key = await this.keys.findOneBy({ secretHash: hashSecret(credential), revokedAt: IsNull() });
+    if (!key) return null;
+    this.touch(key.id);
+    return {
+      accountId: key.accountId,
+      credentialKind: 'api_key',
+      credentialId: key.id,
+      scopes: new Set(scopesOfApiKey(key.scopes)),
+    };
+  }
+
+  /** Records use at most once a minute per key, off the request path. */
+  private touch(id: string): void {
+    void this.keys
+      .createQueryBuilder()
+      .update()
+      .set({ lastUsedAt: () => 'now()' })
+      .where('id = :id AND (last_used_at IS NULL OR last_used_at < now() - interval \'1 minute\')', { id })
+      .execute()
+      .catch(() => undefined);
+  }
+}

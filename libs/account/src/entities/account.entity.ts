@@ -1,0 +1,29 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity('accounts')
+export class AccountEntity {
+  @PrimaryColumn('text')
+  id: string;
+
+  @Column('text')
+  name: string;
+
+  /** The wallet currency; every reward of the account is in it. */
+  @Column({ type: 'character', length: 3, default: 'USD' })
+  currency: string;
+
+  @Column({ name: 'sender_name', type: 'text', nullable: true })
+  senderName: string | null;
+
+  @Column({ name: 'logo_url', type: 'text', nullable: true })
+  logoUrl: string | null;
+
+  @Column({ name: 'brand_color', type: 'text', nullable: true })
+  brandColor: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

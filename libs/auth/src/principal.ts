@@ -1,0 +1,12 @@
+import type { Scope } from './scopes';
+
+export type CredentialKind = 'api_key' | 'oauth_token' | 'session';
+
+/** Who is calling: the account acted on, the credential used and what it may do. */
+export interface Principal {
+  accountId: string;
+  credentialKind: CredentialKind;
+  /** Id of the API key, token or session; rate limits are counted against it. */
+  credentialId: string;
+  scopes: ReadonlySet<Scope>;
+}

@@ -1,0 +1,148 @@
+/**
+ * Every environment variable the service reads is read here, once, at start.
+ * A wrong value stops the process with one line naming the variable (see ConfigError).
+ */
+export type PaymentsMode = 'fake' | 'stripe';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface AppConfig {
+  port: number;
+  publicBaseUrl: string;
+  authUrl: string;
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  runWorkers: boolean;
+  paymentsMode: PaymentsMode;
+  stripeSecretKey: string | null;
+  stripeWebhookSecret: string | null;
+  /** Where the Stripe SDK sends its requests; unset means Stripe itself. Tests point it at a local double. */
+  stripeApiBaseUrl: string | null;
+  supplier: 'sandbox';
+  smtpUrl: string | null;
+  mailOutboxDir: string;
+  mailFrom: string;
+  rateLimitPerMinute: number;
+  expirySweepIntervalMs: number;
+  webhookRetryBaseMs: number;
+  webhookMaxAttempts: number;
+  webhookTimeoutMs: number;
+  webhookAllowPrivateTargets: boolean;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new ConfigError(name, `must be "true" or "false" (got "${value}")`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value as T)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
+  return value as T;
+}
+
+function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be a URL (got "${value}")`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+  }
+  return value;
+}
+
+const withoutTrailingSlash = (value: string) => value.replace(/\/+$/, '');
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const publicBaseUrl = withoutTrailingSlash(
+    url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
+  );
+  const paymentsMode = oneOf<PaymentsMode>(env, 'PAYMENTS_MODE', 'fake', ['fake', 'stripe']);
+  const stripeSecretKey = raw(env, 'STRIPE_SECRET_KEY') ?? null;
+  const stripeWebhookSecret = raw(env, 'STRIPE_WEBHOOK_SECRET') ?? null;
+  if (paymentsMode === 'stripe') {
+    if (!stripeSecretKey) throw new ConfigError('STRIPE_SECRET_KEY', 'is required when PAYMENTS_MODE=stripe');
+    if (!stripeWebhookSecret) throw new ConfigError('STRIPE_WEBHOOK_SECRET', 'is required when PAYMENTS_MODE=stripe');
+  }
+  const queuePrefix = raw(env, 'QUEUE_PREFIX') ?? 'rewards';
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(queuePrefix)) {
+    throw new ConfigError('QUEUE_PREFIX', `must be 1-64 letters, digits or _.:- (got "${queuePrefix}")`);
+  }
+  const mailFrom = raw(env, 'MAIL_FROM') ?? 'Rewards <rewards@localhost>';
+  if (!/<[^<>@\s]+@[^<>@\s]+>$|^[^<>@\s]+@[^<>@\s]+$/.test(mailFrom)) {
+    throw new ConfigError('MAIL_FROM', `must be an address, optionally as "Name <address>" (got "${mailFrom}")`);
+  }
+  return {
+    port,
+    publicBaseUrl,
+    authUrl: withoutTrailingSlash(url(env, 'AUTH_URL', publicBaseUrl, ['http:', 'https:'])!),
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/rewards', ['postgres:', 'postgresql:'])!,
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
+    queuePrefix,
+    runWorkers: boolean(env, 'RUN_WORKERS', true),
+    paymentsMode,
+    stripeSecretKey,
+    stripeWebhookSecret,
+    stripeApiBaseUrl: url(env, 'STRIPE_API_BASE_URL', null, ['http:', 'https:']),
+    supplier: oneOf(env, 'SUPPLIER', 'sandbox', ['sandbox'] as const),
+    smtpUrl: url(env, 'SMTP_URL', null, ['smtp:', 'smtps:']),
+    mailOutboxDir: raw(env, 'MAIL_OUTBOX_DIR') ?? './var/outbox',
+    mailFrom,
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
+    expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 60_000, 100, 86_400_000),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1, 21_600_000),
+    webhookMaxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  };
+}
+
+/** A URL safe to print: the password, if any, is replaced. */
+export function redactUrl(value: string): string {
+  try {
+    const parsed = new URL(value);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return '(unparseable URL)';
+  }
+}

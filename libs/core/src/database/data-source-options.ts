@@ -1,0 +1,16 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
+import { MIGRATIONS } from './migrations';
+
+export function dataSourceOptions(config: AppConfig): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: config.databaseUrl,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    // Never synchronize: the schema is whatever the migrations make it (test/schema.e2e-spec.ts checks they agree).
+    synchronize: false,
+    migrationsRun: false,
+    extra: { max: 20, connectionTimeoutMillis: 5000 },
+  };
+}

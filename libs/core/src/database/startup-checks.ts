@@ -1,0 +1,77 @@
+import { Client } from 'pg';
+import Redis from 'ioredis';
+import { AppConfig, redactUrl } from '../config/app-config';
+
+const HOW_TO_START =
+  'start it with `docker compose -f docker/compose.yml up -d postgres redis` or your OS package';
+
+/** A dependency could not be reached; main() prints `message` as one line and exits. */
+export class StartupError extends Error {}
+
+function reason(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  return e.code ?? e.message ?? String(error);
+}
+
+/**
+ * Connects to the database named in DATABASE_URL, creating it first when the server is there but
+ * the database is not, so `npm start` works against a bare Postgres server.
+ */
+export async function ensureDatabase(config: AppConfig): Promise<void> {
+  const target = new URL(config.databaseUrl);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!name) throw new StartupError(`Invalid configuration: DATABASE_URL names no database (${redactUrl(config.databaseUrl)})`);
+  try {
+    await withClient(config.databaseUrl, async () => undefined);
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw unreachable('PostgreSQL', config.databaseUrl, error);
+  }
+  const maintenance = new URL(config.databaseUrl);
+  maintenance.pathname = '/postgres';
+  try {
+    await withClient(maintenance.toString(), (client) =>
+      client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((error: { code?: string }) => {
+        if (error.code !== '42P04') throw error; // another instance created it first
+      }),
+    );
+  } catch (error) {
+    throw new StartupError(
+      `PostgreSQL at ${redactUrl(config.databaseUrl)} has no database "${name}" and creating it failed (${reason(error)})`,
+    );
+  }
+}
+
+export async function checkRedis(config: AppConfig): Promise<void> {
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 3000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw unreachable('Redis', config.redisUrl, error);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function unreachable(what: string, url: string, error: unknown): StartupError {
+  return new StartupError(`${what} is not reachable at ${redactUrl(url)} (${reason(error)}): ${HOW_TO_START}.`);
+}
+
+async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

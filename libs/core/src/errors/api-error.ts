@@ -1,0 +1,79 @@
+/**
+ * Domain errors carry the public error code of SPEC.md; ApiExceptionFilter turns them into
+ * `{error, message}` responses. Services throw these, never Nest's HttpException.
+ */
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'insufficient_funds'
+  | 'forbidden'
+  | 'not_found'
+  | 'validation'
+  | 'rate_limited'
+  | 'internal';
+
+export interface FieldIssue {
+  /** Dotted path of the offending field, `body` for the body as a whole. */
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly issues?: FieldIssue[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export class BadRequestError extends ApiError {
+  constructor(issues: FieldIssue[], message = describeIssues(issues)) {
+    super(400, 'bad_request', message, issues);
+  }
+}
+
+export class UnauthorizedError extends ApiError {
+  constructor(message = 'Missing, invalid or revoked credential.') {
+    super(401, 'unauthorized', message);
+  }
+}
+
+export class InsufficientFundsError extends ApiError {
+  constructor(message = 'The wallet balance is too low for this request.') {
+    super(402, 'insufficient_funds', message);
+  }
+}
+
+export class ForbiddenError extends ApiError {
+  constructor(message: string) {
+    super(403, 'forbidden', message);
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor(what: string) {
+    super(404, 'not_found', `${what} not found.`);
+  }
+}
+
+/** 422: the request is well formed but cannot be fulfilled. */
+export class ValidationError extends ApiError {
+  constructor(message: string) {
+    super(422, 'validation', message);
+  }
+}
+
+export class RateLimitedError extends ApiError {
+  constructor(retryAfterSeconds: number, message = 'Too many requests; retry later.') {
+    super(429, 'rate_limited', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+function describeIssues(issues: FieldIssue[]): string {
+  if (issues.length === 0) return 'Malformed request.';
+  return `Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;
+}

@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { LoggingModule } from './logging/logging.module';
+import { QueueModule } from './queue/queue.module';
+import { RedisModule } from './redis/redis.module';
+
+/** Configuration, logs, Postgres, Redis and Bull: what every process (API, worker, CLI) stands on. */
+@Module({})
+export class InfrastructureModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: InfrastructureModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(config),
+        DatabaseModule,
+        RedisModule,
+        QueueModule.forRoot(config),
+      ],
+    };
+  }
+}

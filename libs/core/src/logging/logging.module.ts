@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { DynamicModule, Module } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoggerModule } from 'nestjs-pino';
+import type { AppConfig } from '../config/app-config';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Structured JSON logs, one line per request, credentials redacted. */
+@Module({})
+export class LoggingModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: LoggingModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            // A caller's X-Request-Id is kept when it is sane, so traces join up across services.
+            genReqId: (request: IncomingMessage, response: ServerResponse) => {
+              const given = request.headers['x-request-id'];
+              const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
+              response.setHeader('X-Request-Id', id);
+              return id;
+            },
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+              censor: '[redacted]',
+            },
+            serializers: {
+              req: (req: { id: string; method: string; url: string }) => ({
+                id: req.id,
+                method: req.method,
+                url: redactPathSecrets(req.url),
+              }),
+              res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+            },
+            autoLogging: { ignore: (request) => (request.url ?? '').startsWith('/health') },
+          },
+        }),
+      ],
+    };
+  }
+}
+
+/** Redemption tokens are bearer secrets that travel in the path: they never reach a log line. */
+export function redactPathSecrets(url: string): string {
+  return url.replace(/^\/r\/[^/?#]+/, '/r/[redacted]').replace(/([?&](?:code|token|refresh_token)=)[^&]*/g, '$1[redacted]');
+}
