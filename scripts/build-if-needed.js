@@ -28,6 +28,6 @@ const sources = Math.max(
 const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
 if (sources > built) {
   process.stderr.write('building...\n');
-  execSync('npx nest build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  execSync('npx nest build', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   fs.writeFileSync(stamp, new Date().toISOString());
 }

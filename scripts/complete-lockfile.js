@@ -40,4 +40,4 @@ for (const [location, pkg] of Object.entries(packages)) {
   }
 }
 fs.writeFileSync(lockPath, JSON.stringify(lock, null, 2) + '\n');
-console.log(`complete-lockfile: added ${added} foreign-platform optional entries`);
+process.stdout.write(`complete-lockfile: added ${added} foreign-platform optional entries\n`);

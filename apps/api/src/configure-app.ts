@@ -31,7 +31,6 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     }),
   );
   app.useGlobalFilters(new ApiExceptionFilter());
-  app.enableShutdownHooks();
 
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {

@@ -2,13 +2,14 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { runProcess } from '@app/core';
+import { closeOnSignals, runProcess } from '@app/core';
 import { ApiModule } from './api.module';
 import { configureApp } from './configure-app';
 
 void runProcess(async (config) => {
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config), { bufferLogs: true });
   configureApp(app);
+  closeOnSignals(app);
   await app.listen(config.port);
   app
     .get(Logger)

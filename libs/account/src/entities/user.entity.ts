@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** A person who signs in (dashboard, OAuth consent); belongs to accounts through memberships. */
 @Entity('users')

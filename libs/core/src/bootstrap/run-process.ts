@@ -20,3 +20,24 @@ export async function runProcess(run: (config: AppConfig) => Promise<void>): Pro
     throw error;
   }
 }
+
+/**
+ * SIGTERM or SIGINT closes the app (the HTTP server stops accepting and lets requests in flight
+ * finish; Bull lets active jobs finish) and then exits 0. A second signal exits at once.
+ */
+export function closeOnSignals(app: { close(): Promise<void> }): void {
+  let closing = false;
+  const onSignal = () => {
+    if (closing) process.exit(1);
+    closing = true;
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

@@ -50,12 +50,14 @@ export async function checkRedis(config: AppConfig): Promise<void> {
     retryStrategy: () => null,
     enableOfflineQueue: false,
   });
-  redis.on('error', () => undefined);
+  let cause: unknown;
+  redis.on('error', (error) => (cause ??= error));
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    throw unreachable('Redis', config.redisUrl, error);
+    // ioredis rejects with "Connection is closed"; the socket error it saw first says why.
+    throw unreachable('Redis', config.redisUrl, cause ?? error);
   } finally {
     redis.disconnect();
   }

@@ -1,0 +1,66 @@
+import { ConfigError, loadConfig, redactUrl } from './app-config';
+
+describe('loadConfig', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 3000,
+      publicBaseUrl: 'http://localhost:3000',
+      authUrl: 'http://localhost:3000',
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/rewards',
+      redisUrl: 'redis://127.0.0.1:6379',
+      queuePrefix: 'rewards',
+      runWorkers: true,
+      paymentsMode: 'fake',
+      supplier: 'sandbox',
+      smtpUrl: null,
+      mailOutboxDir: './var/outbox',
+      mailFrom: 'Rewards <rewards@localhost>',
+      rateLimitPerMinute: 300,
+      expirySweepIntervalMs: 60000,
+      webhookRetryBaseMs: 30000,
+      webhookMaxAttempts: 12,
+      webhookTimeoutMs: 10000,
+      webhookAllowPrivateTargets: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('derives PUBLIC_BASE_URL from PORT and AUTH_URL from PUBLIC_BASE_URL', () => {
+    expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com/' }).authUrl).toBe('https://api.example.com');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ RUN_WORKERS: 'yes' }, 'RUN_WORKERS'],
+    [{ PAYMENTS_MODE: 'paypal' }, 'PAYMENTS_MODE'],
+    [{ PAYMENTS_MODE: 'stripe' }, 'STRIPE_SECRET_KEY'],
+    [{ PAYMENTS_MODE: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x' }, 'STRIPE_WEBHOOK_SECRET'],
+    [{ SUPPLIER: 'acme' }, 'SUPPLIER'],
+    [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
+    [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
+    [{ WEBHOOK_MAX_ATTEMPTS: '-1' }, 'WEBHOOK_MAX_ATTEMPTS'],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ QUEUE_PREFIX: 'has space' }, 'QUEUE_PREFIX'],
+    [{ MAIL_FROM: 'nobody' }, 'MAIL_FROM'],
+  ])('%j is refused with one line naming %s', (env, variable) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(variable);
+    expect((error as ConfigError).message).toMatch(new RegExp(`^Invalid configuration: ${variable} `));
+    expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('never prints a password from a URL', () => {
+    expect(redactUrl('postgres://app:hunter2@db:5432/rewards')).toBe('postgres://app:***@db:5432/rewards');
+  });
+});

@@ -1,0 +1,73 @@
+import { DataSource } from 'typeorm';
+import { ApiKeyService } from '@app/account';
+import { AUTH_FAILURES_PER_MINUTE } from '@app/auth';
+import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
+
+describe('authentication and scopes', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('no Authorization header: 401 unauthorized', async () => {
+    const res = await t.api.get('/v1/account');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'unauthorized', message: expect.stringContaining('Bearer') });
+  });
+
+  it.each([
+    ['an unknown key', 'Bearer sk_doesNotExist0000000000000000000000000000000'],
+    ['a non-bearer scheme', 'Basic dXNlcjpwYXNz'],
+    ['an empty bearer', 'Bearer '],
+    ['an unknown credential kind', 'Bearer xyz_123'],
+  ])('%s: 401 unauthorized', async (_, header) => {
+    const res = await t.api.get('/v1/account', { token: null, headers: { authorization: header } });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('unauthorized');
+  });
+
+  it('a revoked key stops working at once: 401', async () => {
+    const merchant = await seedMerchant(t);
+    const keys = t.app.get(ApiKeyService);
+    const { id, key } = await keys.create(merchant.accountId, ['read']);
+    expect((await t.api.as(key).get('/v1/account')).status).toBe(200);
+    const revoked = await keys.revoke(id);
+    expect(new Date(revoked.revokedAt).getTime()).toBeLessThanOrEqual(Date.now());
+    const res = await t.api.as(key).get('/v1/account');
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('unauthorized');
+  });
+
+  it('keys are stored only as hashes', async () => {
+    const merchant = await seedMerchant(t);
+    const { id, key } = await t.app.get(ApiKeyService).create(merchant.accountId, ['read']);
+    expect(key).toMatch(/^sk_[A-Za-z0-9]{43}$/);
+    const rows = await t.app.get(DataSource).query('SELECT * FROM api_keys WHERE id = $1', [id]);
+    expect(rows).toHaveLength(1);
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain(key);
+    expect(stored).not.toContain(key.slice(3, 20));
+  });
+
+  it('an address that keeps failing authentication is refused with 429, even with a valid key', async () => {
+    // A separate app, so its own counters (its own QUEUE_PREFIX) take the failures.
+    const isolated = await startTestApp();
+    try {
+      const merchant = await seedMerchant(isolated);
+      for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) {
+        const res = await isolated.api.as('sk_wrong').get('/v1/account');
+        expect(res.status).toBe(401);
+      }
+      const blocked = await isolated.api.as('sk_wrong').get('/v1/account');
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error).toBe('rate_limited');
+      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+      const evenValid = await isolated.api.as(merchant.key).get('/v1/account');
+      expect(evenValid.status).toBe(429);
+    } finally {
+      await isolated.close();
+    }
+  });
+});

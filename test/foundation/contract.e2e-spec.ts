@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { RequestMethod } from '@nestjs/common';
+import { parse } from 'yaml';
+import { PUBLIC_ROUTE, REQUIRED_SCOPE } from '@app/auth';
+import { buildOpenApiDocument } from '../../apps/api/src/openapi-document';
+import { OPENAPI_PATH } from '../support/contract';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Every route and what it takes. A new route must be added here with its scope (or `public`):
+ * a route without a declared scope fails this test, so no endpoint ships open by accident.
+ */
+const EXPECTED_ROUTES: Record<string, string> = {
+  'GET /health/live': 'public',
+  'GET /health/ready': 'public',
+  'GET /v1/account': 'account:read',
+  'PATCH /v1/account/branding': 'account:write',
+};
+
+describe('OpenAPI contract and route scopes', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('the generated document equals the committed openapi.yaml (run `npm run openapi` after a change)', () => {
+    const generated = JSON.parse(JSON.stringify(buildOpenApiDocument(t.app)));
+    const committed = parse(readFileSync(OPENAPI_PATH, 'utf8'));
+    if (!isDeepStrictEqual(generated, committed)) {
+      expect(generated).toEqual(committed); // shows the difference
+    }
+  });
+
+  it('every route declares a scope or is explicitly public, and matches the expected table', () => {
+    const discovery = t.app.get(DiscoveryService);
+    const scanner = t.app.get(MetadataScanner);
+    const reflector = t.app.get(Reflector);
+    const routes: Record<string, string> = {};
+    for (const wrapper of discovery.getControllers()) {
+      const { instance, metatype } = wrapper;
+      if (!instance || !metatype) continue;
+      const prefix = String(Reflect.getMetadata(PATH_METADATA, metatype) ?? '');
+      const prototype = Object.getPrototypeOf(instance);
+      for (const name of scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name];
+        const path = Reflect.getMetadata(PATH_METADATA, handler);
+        if (path === undefined) continue;
+        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
+        const full = `/${[prefix, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/');
+        const scope = reflector.get(REQUIRED_SCOPE, handler);
+        const isPublic = reflector.getAllAndOverride(PUBLIC_ROUTE, [handler, metatype]);
+        routes[`${method} ${full}`] = scope ?? (isPublic ? 'public' : 'NONE');
+      }
+    }
+    expect(routes).toEqual(EXPECTED_ROUTES);
+  });
+});

@@ -1,0 +1,117 @@
+import { Client } from 'pg';
+import { randomToken } from '@app/core';
+import { eventually, runBuilt, spawnBuilt } from '../support/processes';
+import { freePort, startTestApp } from '../support/test-app';
+
+/** These run the built processes (`npm test` builds first), as `npm start` and the CLI run them. */
+const env = () => ({ DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-proc` });
+
+describe('start-up', () => {
+  it('exits at once with one line naming PostgreSQL when it cannot be reached', async () => {
+    const run = await runBuilt('api', [], { DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/rewards' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      /^PostgreSQL is not reachable at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/rewards \(ECONNREFUSED\): start it with `docker compose -f docker\/compose\.yml up -d postgres redis` or your OS package\.\n$/,
+    );
+    expect(run.ms).toBeLessThan(10_000);
+  });
+
+  it('exits at once with one line naming Redis when it cannot be reached', async () => {
+    const run = await runBuilt('worker', [], { ...env(), REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Redis is not reachable at redis:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\): start it with .*\n$/);
+    expect(run.ms).toBeLessThan(10_000);
+  });
+
+  it('refuses a bad variable with one line naming it', async () => {
+    const run = await runBuilt('api', [], { PORT: 'eighty' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")\n');
+  });
+
+  it('creates a missing database, migrates it, serves, and stops cleanly on SIGTERM', async () => {
+    const name = `rewards_fresh_${randomToken(6).toLowerCase()}`;
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const port = await freePort();
+    const child = spawnBuilt('api', [], { ...env(), DATABASE_URL: url.toString(), PORT: String(port) });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    try {
+      const ready = await eventually(async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
+        return res.status === 200 ? res.json() : undefined;
+      }, 30_000);
+      expect(ready).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } });
+      expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
+
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stderr).toBe('');
+    } finally {
+      child.kill('SIGKILL');
+      const admin = new Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      const tables = await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name]);
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+      expect(tables.rowCount).toBe(1);
+    }
+  });
+});
+
+describe('operator CLI', () => {
+  const cli = (...args: string[]) => runBuilt('cli', args, env());
+  const json = (stdout: string) => {
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    return JSON.parse(stdout);
+  };
+
+  it('merchant:create, api-key:create and api-key:revoke work end to end against the API', async () => {
+    const email = `Owner-${randomToken(4)}@Example.test`;
+    const created = await cli('merchant:create', '--name', 'CLI Co', '--email', email, '--password', 'a long enough password', '--currency', 'gbp');
+    expect(created.code).toBe(0);
+    const merchant = json(created.stdout);
+    expect(merchant).toEqual({ accountId: expect.stringMatching(/^acct_/), userId: expect.stringMatching(/^usr_/) });
+
+    // The same e-mail (any case) reuses the user, who now owns a second account.
+    const second = json((await cli('merchant:create', '--name', 'CLI Two', '--email', email.toLowerCase(), '--password', 'another long password')).stdout);
+    expect(second.userId).toBe(merchant.userId);
+    expect(second.accountId).not.toBe(merchant.accountId);
+
+    const keyRun = await cli('api-key:create', '--account', merchant.accountId, '--scopes', 'read', '--name', 'reporting');
+    expect(keyRun.code).toBe(0);
+    const key = json(keyRun.stdout);
+    expect(key).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^sk_/) });
+
+    const t = await startTestApp();
+    try {
+      const res = await t.api.as(key.key).get('/v1/account');
+      expect(res.status).toBe(200);
+      expect(res.body.account).toMatchObject({ id: merchant.accountId, name: 'CLI Co', currency: 'GBP' });
+      expect((await t.api.as(key.key).patch('/v1/account/branding', {})).status).toBe(403);
+
+      const revoked = json((await cli('api-key:revoke', '--id', key.id)).stdout);
+      expect(revoked).toEqual({ id: key.id, revokedAt: expect.any(String) });
+      expect((await t.api.as(key.key).get('/v1/account')).status).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it.each([
+    [['api-key:create', '--account', 'acct_missing', '--scopes', 'read'], /Account not found/],
+    [['api-key:create', '--account', 'acct_x', '--scopes', 'admin'], /scopes/],
+    [['api-key:revoke', '--id', 'key_missing'], /API key not found/],
+    [['merchant:create', '--name', 'X', '--email', 'not-an-email', '--password', 'long enough pw'], /email/],
+    [['merchant:create', '--name', 'X'], /missing --email, --password/],
+    [['no-such-command'], /usage/],
+  ])('%j fails with a message on stderr and a non-zero exit', async (args, message) => {
+    const run = await cli(...args);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(message);
+  });
+});

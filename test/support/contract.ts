@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+
+type Json = Record<string, any>;
+
+export const OPENAPI_PATH = join(__dirname, '..', '..', 'openapi.yaml');
+
+/**
+ * Checks a response against openapi.yaml, the committed contract: the operation must exist, the
+ * status must be documented for it, and the body must match the documented schema. Objects are
+ * closed (additionalProperties: false) here, so an undocumented field fails a test as well.
+ */
+export class Contract {
+  private readonly document: Json;
+  private readonly ajv: Ajv;
+  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly routes: { method: string; template: string; pattern: RegExp }[] = [];
+
+  constructor(document: Json = parse(readFileSync(OPENAPI_PATH, 'utf8'))) {
+    this.document = closeObjects(structuredClone(document));
+    this.ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(this.ajv);
+    this.ajv.addSchema(this.document, 'openapi');
+    for (const [template, operations] of Object.entries<Json>(this.document.paths)) {
+      const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      for (const method of Object.keys(operations)) this.routes.push({ method, template, pattern });
+    }
+  }
+
+  /** Throws with a readable explanation when the response breaks the contract. */
+  check(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+    const path = new URL(url, 'http://x').pathname;
+    const route = this.routes.find((r) => r.method === method.toLowerCase() && r.pattern.test(path));
+    if (!route) {
+      if (status === 404 || status === 405) return this.validate('#/components/schemas/ErrorResponseDto', body, `${method} ${path}`);
+      throw new Error(`${method} ${path} is not in openapi.yaml`);
+    }
+    const responses = this.document.paths[route.template][route.method].responses as Json;
+    const response = responses[String(status)] ?? responses.default;
+    const where = `${method} ${route.template} -> ${status}`;
+    if (!response) throw new Error(`${where}: status ${status} is not documented in openapi.yaml`);
+    const schema = response.content?.['application/json']?.schema;
+    if (!schema) {
+      if (body !== undefined && contentType?.includes('json')) throw new Error(`${where}: a JSON body is not documented`);
+      return;
+    }
+    if (!contentType?.includes('application/json')) throw new Error(`${where}: expected JSON, got ${contentType}`);
+    const pointer = ['paths', route.template, route.method, 'responses', String(status), 'content', 'application/json', 'schema']
+      .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
+      .join('/');
+    this.validate(`#/${pointer}`, body, where);
+  }
+
+  private validate(pointer: string, body: unknown, where: string): void {
+    let validate = this.validators.get(pointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `openapi${pointer}` });
+      this.validators.set(pointer, validate);
+    }
+    if (!validate(body)) {
+      const errors = validate.errors!.map((e) => `${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`);
+      throw new Error(`${where}: response does not match openapi.yaml:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(body)}`);
+    }
+  }
+}
+
+function closeObjects(node: any): any {
+  if (Array.isArray(node)) node.forEach(closeObjects);
+  else if (node && typeof node === 'object') {
+    if (node.properties && node.additionalProperties === undefined && !node.allOf) node.additionalProperties = false;
+    Object.values(node).forEach(closeObjects);
+  }
+  return node;
+}

@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../libs/core/src/config/app-config';
+import { prepareInfrastructure } from '../../libs/core/src/database/prepare';
+
+/**
+ * One fresh database and one Redis key prefix per test run, so runs never collide and nothing
+ * from an earlier run is seen. Workers inherit these variables.
+ */
+export default async function globalSetup(): Promise<void> {
+  const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  base.pathname = `/rewards_test_${run}`;
+  process.env.DATABASE_URL = base.toString();
+  process.env.QUEUE_PREFIX = `test-${run}`;
+  process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+  process.env.MAIL_OUTBOX_DIR = mkdtempSync(join(tmpdir(), 'rewards-outbox-'));
+  process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+  await prepareInfrastructure(loadConfig());
+}

@@ -1,0 +1,19 @@
+import Redis from 'ioredis';
+import { Client } from 'pg';
+
+/** Drops the run's database and its Redis keys (set KEEP_TEST_DATABASE=1 to inspect them). */
+export default async function globalTeardown(): Promise<void> {
+  if (process.env.KEEP_TEST_DATABASE) return;
+  const url = new URL(process.env.DATABASE_URL!);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await client.end();
+
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const stream = redis.scanStream({ match: `${process.env.QUEUE_PREFIX}*`, count: 1000 });
+  for await (const keys of stream) if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
+  await redis.quit();
+}
