@@ -5,7 +5,7 @@ import { Test } from '@nestjs/testing';
 import { ApiKeyService, MerchantService } from '@app/account';
 import { AppConfig, loadConfig, randomToken } from '@app/core';
 import { ApiModule } from '../../apps/api/src/api.module';
-import { configureApp } from '../../apps/api/src/configure-app';
+import { API_APP_OPTIONS, configureApp } from '../../apps/api/src/configure-app';
 import { ApiClient } from './api-client';
 
 export interface TestApp {
@@ -52,7 +52,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     controllers: options.extra?.controllers,
     providers: options.extra?.providers,
   }).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true });
+  const app = moduleRef.createNestApplication<NestExpressApplication>(API_APP_OPTIONS);
   configureApp(app);
   await app.listen(port, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -2,6 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from '@app/account';
 import { AuthModule } from '@app/auth';
 import { AppConfig, InfrastructureModule } from '@app/core';
+import { AccountOverviewModule } from '@app/overview';
+import { TopupsModule } from '@app/topups';
+import { WalletModule } from '@app/wallet';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { HealthController } from './health.controller';
 
@@ -15,6 +18,9 @@ export class ApiModule {
         InfrastructureModule.forRoot(config),
         AuthModule,
         AccountModule,
+        WalletModule,
+        TopupsModule,
+        AccountOverviewModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],

@@ -1,10 +1,14 @@
 import { ValidationPipe } from '@nestjs/common';
+import type { NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { ApiExceptionFilter, validationExceptionFactory } from '@app/core';
 import { buildOpenApiDocument } from './openapi-document';
+
+/** Creation options: the raw body is kept for signature checks (Stripe webhooks). */
+export const API_APP_OPTIONS: NestApplicationOptions = { bufferLogs: true, rawBody: true };
 
 /** Everything main() and the e2e tests both apply to the HTTP app, so tests run what ships. */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {

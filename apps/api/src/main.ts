@@ -4,10 +4,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { closeOnSignals, runProcess } from '@app/core';
 import { ApiModule } from './api.module';
-import { configureApp } from './configure-app';
+import { API_APP_OPTIONS, configureApp } from './configure-app';
 
 void runProcess(async (config) => {
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config), { bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config), API_APP_OPTIONS);
   configureApp(app);
   closeOnSignals(app);
   await app.listen(config.port);

@@ -18,3 +18,6 @@ export * from './logging/logging.module';
 export * from './bootstrap/run-process';
 export * from './queue/queue.module';
 export * from './infrastructure.module';
+export * from './outbox/outbox-event.entity';
+export * from './outbox/outbox';
+export * from './pagination/page-query.dto';

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
+import { OutboxEventEntity } from '../outbox/outbox-event.entity';
 import { dataSourceOptions } from './data-source-options';
 
 @Module({
@@ -10,6 +11,7 @@ import { dataSourceOptions } from './data-source-options';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true }),
     }),
+    TypeOrmModule.forFeature([OutboxEventEntity]),
   ],
 })
 export class DatabaseModule {}

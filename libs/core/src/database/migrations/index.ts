@@ -1,4 +1,5 @@
 import { AccountsAndCredentials1763750000000 } from './1763750000000-accounts-and-credentials';
+import { WalletLedgerOutboxTopups1763770000000 } from './1763770000000-wallet-ledger-outbox-topups';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
-export const MIGRATIONS = [AccountsAndCredentials1763750000000];
+export const MIGRATIONS = [AccountsAndCredentials1763750000000, WalletLedgerOutboxTopups1763770000000];

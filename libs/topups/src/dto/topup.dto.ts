@@ -1,0 +1,71 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
+import { PAYMENT_PROVIDERS, TOPUP_STATUSES, TopupEntity } from '../entities/topup.entity';
+
+export class CreateTopupDto {
+  /** Amount to add to the wallet, in cents of the wallet currency: 100 (1.00) to 100,000,000. */
+  @IsInt()
+  @Min(100)
+  @Max(100_000_000)
+  amountCents: number;
+}
+
+export class TopupDto {
+  /** Top-up identifier (`tu_`). */
+  id: string;
+  amountCents: number;
+  currency: string;
+
+  @ApiProperty({ enum: PAYMENT_PROVIDERS })
+  provider: string;
+
+  /** PENDING until checkout completes; SUCCEEDED once the wallet is credited; FAILED or EXPIRED otherwise. */
+  @ApiProperty({ enum: TOPUP_STATUSES })
+  status: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  completedAt: string | null;
+}
+
+export class CreateTopupResponseDto {
+  topup: TopupDto;
+
+  /** Where the payer completes the payment (stripe mode); null in fake mode, where the top-up has settled already. */
+  @ApiProperty({ type: String, nullable: true, format: 'uri' })
+  checkoutUrl: string | null;
+
+  @ApiProperty({ enum: PAYMENT_PROVIDERS })
+  paymentsMode: string;
+}
+
+export class TopupListDto {
+  topups: TopupDto[];
+  total: number;
+}
+
+export class TopupsQueryDto extends PageQueryDto {
+  /** Top-ups per page, 1 to 100. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  page_size: number = 25;
+}
+
+export function toTopupDto(topup: TopupEntity): TopupDto {
+  return {
+    id: topup.id,
+    amountCents: topup.amountCents,
+    currency: topup.currency,
+    provider: topup.provider,
+    status: topup.status,
+    createdAt: topup.createdAt.toISOString(),
+    completedAt: topup.completedAt ? topup.completedAt.toISOString() : null,
+  };
+}

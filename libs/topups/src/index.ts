@@ -1,0 +1,2 @@
+export * from './topups.module';
+export * from './entities/topup.entity';

@@ -1,0 +1,38 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
+import { ApiErrorResponses } from '@app/core';
+import { CreateTopupDto, CreateTopupResponseDto, TopupListDto, TopupsQueryDto, toTopupDto } from './dto/topup.dto';
+import { TopupsService } from './topups.service';
+
+@ApiTags('Top-ups')
+@Controller('v1/topups')
+export class TopupsController {
+  constructor(private readonly topups: TopupsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequireScope('wallet:write')
+  @ApiOperation({
+    operationId: 'createTopup',
+    summary: 'Fund the wallet',
+    description:
+      'In fake mode the top-up settles at once and `checkoutUrl` is null. In stripe mode the top-up is PENDING ' +
+      'and `checkoutUrl` is a Stripe Checkout page; the wallet is credited (`wallet.credited`) when payment succeeds. ' +
+      'Needs an API key with `write`: OAuth tokens can never fund a wallet (403).',
+  })
+  @ApiErrorResponses(400)
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTopupDto): Promise<CreateTopupResponseDto> {
+    const { topup, checkoutUrl } = await this.topups.create(principal.accountId, body.amountCents);
+    return { topup: toTopupDto(topup), checkoutUrl, paymentsMode: topup.provider };
+  }
+
+  @Get()
+  @RequireScope('wallet:read')
+  @ApiOperation({ operationId: 'listTopups', summary: 'Top-ups, newest first' })
+  @ApiErrorResponses(400)
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: TopupsQueryDto): Promise<TopupListDto> {
+    const { items, total } = await this.topups.list(principal.accountId, query.page, query.page_size);
+    return { topups: items.map(toTopupDto), total };
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WalletModule } from '@app/wallet';
+import { TopupEntity } from './entities/topup.entity';
+import { StripeCheckout } from './payments/stripe-checkout';
+import { StripeWebhookController } from './stripe-webhook.controller';
+import { TopupsController } from './topups.controller';
+import { TopupsService } from './topups.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([TopupEntity]), WalletModule],
+  controllers: [TopupsController, StripeWebhookController],
+  providers: [TopupsService, StripeCheckout],
+})
+export class TopupsModule {}

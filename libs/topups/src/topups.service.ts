@@ -1,0 +1,126 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { ApiError, APP_CONFIG, AppConfig, newId, pageWindow, recordEvent } from '@app/core';
+import { WalletLedger } from '@app/wallet';
+import { TopupEntity, TopupStatus } from './entities/topup.entity';
+import { CheckoutEvent, StripeCheckout } from './payments/stripe-checkout';
+
+/**
+ * Funding the wallet. Fake mode settles inside the create call; Stripe mode settles when Checkout
+ * reports the payment, exactly once per top-up however often the event is delivered.
+ */
+@Injectable()
+export class TopupsService {
+  private readonly logger = new Logger(TopupsService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(TopupEntity) private readonly topups: Repository<TopupEntity>,
+    private readonly ledger: WalletLedger,
+    private readonly stripe: StripeCheckout,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(accountId: string, amountCents: number): Promise<{ topup: TopupEntity; checkoutUrl: string | null }> {
+    const { currency } = await this.ledger.getWallet(accountId);
+    const topup = this.topups.create({
+      id: newId('tu'),
+      accountId,
+      amountCents,
+      currency,
+      provider: this.config.paymentsMode,
+      status: 'PENDING',
+    });
+    if (this.config.paymentsMode === 'fake') {
+      await this.dataSource.transaction(async (manager) => {
+        await manager.insert(TopupEntity, topup);
+        await this.settle(manager, topup);
+      });
+      return { topup: await this.topups.findOneByOrFail({ id: topup.id }), checkoutUrl: null };
+    }
+
+    await this.topups.insert(topup);
+    try {
+      const session = await this.stripe.createSession(topup);
+      await this.topups.update({ id: topup.id }, { checkoutSessionId: session.id, checkoutUrl: session.url });
+      return { topup: await this.topups.findOneByOrFail({ id: topup.id }), checkoutUrl: session.url };
+    } catch (error) {
+      this.logger.error({ err: error, topupId: topup.id }, 'creating the Stripe checkout session failed');
+      await this.topups.update({ id: topup.id, status: 'PENDING' }, { status: 'FAILED', completedAt: () => 'now()' });
+      throw new ApiError(502, 'internal', 'The payment provider could not be reached; nothing was charged. Retry later.');
+    }
+  }
+
+  /** Applies a verified Checkout event. Replays and out-of-order deliveries change nothing twice. */
+  async applyCheckoutEvent(event: CheckoutEvent): Promise<void> {
+    if (!event.topupId) return;
+    const completed = event.type === 'checkout.session.completed' || event.type === 'checkout.session.async_payment_succeeded';
+    if (completed && event.paid) {
+      await this.dataSource.transaction(async (manager) => {
+        const topup = await this.claimPending(manager, event.topupId!, event.sessionId);
+        if (!topup) return;
+        if (event.amountTotal !== topup.amountCents || event.currency?.toUpperCase() !== topup.currency) {
+          // Never credit an amount we did not ask for; leave it for an operator to look at.
+          this.logger.error({ topupId: topup.id, event }, 'checkout amount or currency differs from the top-up');
+          throw new Error(`checkout for ${topup.id} does not match its amount or currency`);
+        }
+        await this.settle(manager, topup);
+      });
+    } else if (event.type === 'checkout.session.expired') {
+      await this.finish(event.topupId, event.sessionId, 'EXPIRED');
+    } else if (event.type === 'checkout.session.async_payment_failed') {
+      await this.finish(event.topupId, event.sessionId, 'FAILED');
+    }
+  }
+
+  async list(accountId: string, page: number, pageSize: number) {
+    const { limit, offset } = pageWindow(page, pageSize);
+    const [items, total] = await this.topups.findAndCount({
+      where: { accountId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+      skip: offset,
+    });
+    return { items, total };
+  }
+
+  /** Locks the PENDING top-up of this session; null when another delivery already settled it. */
+  private async claimPending(manager: EntityManager, topupId: string, sessionId: string): Promise<TopupEntity | null> {
+    return manager
+      .getRepository(TopupEntity)
+      .createQueryBuilder('t')
+      .setLock('pessimistic_write')
+      .where('t.id = :topupId AND t.status = :pending', { topupId, pending: 'PENDING' })
+      .andWhere('(t.checkout_session_id IS NULL OR t.checkout_session_id = :sessionId)', { sessionId })
+      .getOne();
+  }
+
+  /** Marks the top-up SUCCEEDED and credits the wallet, with its event, in the caller's transaction. */
+  private async settle(manager: EntityManager, topup: TopupEntity): Promise<void> {
+    await manager.update(TopupEntity, { id: topup.id }, { status: 'SUCCEEDED', completedAt: () => 'now()' });
+    const credited = await this.ledger.credit(manager, {
+      accountId: topup.accountId,
+      amountCents: topup.amountCents,
+      relatedType: 'topup',
+      relatedId: topup.id,
+      description: `Top-up ${topup.id}`,
+    });
+    if (!credited) return;
+    await recordEvent(manager, {
+      accountId: topup.accountId,
+      type: 'wallet.credited',
+      data: { topupId: topup.id, amountCents: topup.amountCents, currency: topup.currency },
+    });
+  }
+
+  private async finish(topupId: string, sessionId: string, status: TopupStatus): Promise<void> {
+    await this.topups
+      .createQueryBuilder()
+      .update()
+      .set({ status, completedAt: () => 'now()' })
+      .where('id = :topupId AND status = :pending', { topupId, pending: 'PENDING' })
+      .andWhere('(checkout_session_id IS NULL OR checkout_session_id = :sessionId)', { sessionId })
+      .execute();
+  }
+}

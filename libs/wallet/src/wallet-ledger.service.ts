@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, QueryFailedError, Repository } from 'typeorm';
+import { InsufficientFundsError, newId, NotFoundError, pageWindow } from '@app/core';
+import { WalletTransactionEntity, WalletRelatedType, WalletTransactionKind } from './entities/wallet-transaction.entity';
+import { WalletEntity } from './entities/wallet.entity';
+
+export interface LedgerEntry {
+  accountId: string;
+  amountCents: number;
+  relatedType: WalletRelatedType;
+  relatedId: string;
+  description?: string;
+}
+
+/** Deltas of each kind, as multiples of the amount: [available, reserved]. */
+const DELTAS: Record<WalletTransactionKind, [number, number]> = {
+  TOPUP: [1, 0],
+  HOLD: [-1, 1],
+  CAPTURE: [0, -1],
+  RELEASE: [1, -1],
+};
+
+/**
+ * The one owner of wallet balances. Every method writes a ledger row inside the caller's
+ * transaction, and a database trigger applies it to the wallet: the balance change, its ledger row
+ * and the caller's own writes (reward, events) commit or roll back together.
+ */
+@Injectable()
+export class WalletLedger {
+  constructor(
+    @InjectRepository(WalletEntity) private readonly wallets: Repository<WalletEntity>,
+    @InjectRepository(WalletTransactionEntity) private readonly transactions: Repository<WalletTransactionEntity>,
+  ) {}
+
+  /**
+   * Reserves funds (available to reserved). Throws InsufficientFundsError when the available balance
+   * is too low; concurrent holds serialise on the wallet row, and the balance check constraint is
+   * the final word, so no interleaving can overdraw. After that error the transaction is unusable.
+   */
+  async hold(manager: EntityManager, entry: LedgerEntry): Promise<void> {
+    const applied = await this.write(manager, 'HOLD', entry, { onlyIfAvailable: true, once: false });
+    if (!applied) throw new InsufficientFundsError();
+  }
+
+  /** Spends reserved funds on an issued card. Returns false when this card was already captured. */
+  capture(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
+    return this.write(manager, 'CAPTURE', entry, { onlyIfAvailable: false, once: true });
+  }
+
+  /** Returns reserved funds to available (cancel, expiry, failed FIXED card). False if already released. */
+  release(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
+    return this.write(manager, 'RELEASE', entry, { onlyIfAvailable: false, once: true });
+  }
+
+  /** Adds funds (a settled top-up). False when this top-up was already credited. */
+  credit(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
+    return this.write(manager, 'TOPUP', entry, { onlyIfAvailable: false, once: true });
+  }
+
+  async getWallet(accountId: string): Promise<WalletEntity> {
+    const wallet = await this.wallets.findOneBy({ accountId });
+    if (!wallet) throw new NotFoundError('Wallet');
+    return wallet;
+  }
+
+  async listTransactions(accountId: string, page: number, pageSize: number) {
+    const { limit, offset } = pageWindow(page, pageSize);
+    const [items, total] = await this.transactions.findAndCount({
+      where: { accountId },
+      order: { seq: 'DESC' },
+      take: limit,
+      skip: offset,
+    });
+    return { items, total };
+  }
+
+  private async write(
+    manager: EntityManager,
+    kind: WalletTransactionKind,
+    entry: LedgerEntry,
+    options: { onlyIfAvailable: boolean; once: boolean },
+  ): Promise<boolean> {
+    if (!Number.isSafeInteger(entry.amountCents) || entry.amountCents <= 0) {
+      throw new RangeError(`ledger amounts are positive integers of cents, got ${entry.amountCents}`);
+    }
+    const [available, reserved] = DELTAS[kind];
+    try {
+      const rows: unknown[] = await manager.query(
+        `INSERT INTO wallet_transactions
+           (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+         SELECT $1, account_id, $3, $4::bigint, $5::bigint, $6, $7, $8
+           FROM wallets
+          WHERE account_id = $2 ${options.onlyIfAvailable ? 'AND available_cents >= $9::bigint' : ''}
+         ${options.once ? 'ON CONFLICT (kind, related_type, related_id) DO NOTHING' : ''}
+         RETURNING id`,
+        [
+          newId('wtx'),
+          entry.accountId,
+          kind,
+          available * entry.amountCents,
+          reserved * entry.amountCents,
+          entry.description ?? '',
+          entry.relatedType,
+          entry.relatedId,
+          ...(options.onlyIfAvailable ? [entry.amountCents] : []),
+        ],
+      );
+      return rows.length > 0;
+    } catch (error) {
+      if (error instanceof QueryFailedError && (error.driverError as { constraint?: string }).constraint === 'wallets_available_check') {
+        throw new InsufficientFundsError();
+      }
+      throw error;
+    }
+  }
+}
