@@ -17,7 +17,15 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /health/live': 'public',
   'GET /health/ready': 'public',
   'GET /v1/account': 'account:read',
+  'GET /v1/account/overview': 'account:read',
   'PATCH /v1/account/branding': 'account:write',
+  'GET /v1/wallet': 'wallet:read',
+  'GET /v1/wallet/transactions': 'wallet:read',
+  'POST /v1/topups': 'wallet:write',
+  'GET /v1/topups': 'wallet:read',
+  'POST /webhooks/stripe': 'public',
+  'GET /checkout/complete': 'public',
+  'GET /checkout/canceled': 'public',
 };
 
 describe('OpenAPI contract and route scopes', () => {

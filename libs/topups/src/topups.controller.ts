@@ -21,7 +21,7 @@ export class TopupsController {
       'and `checkoutUrl` is a Stripe Checkout page; the wallet is credited (`wallet.credited`) when payment succeeds. ' +
       'Needs an API key with `write`: OAuth tokens can never fund a wallet (403).',
   })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses(400, 502)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTopupDto): Promise<CreateTopupResponseDto> {
     const { topup, checkoutUrl } = await this.topups.create(principal.accountId, body.amountCents);
     return { topup: toTopupDto(topup), checkoutUrl, paymentsMode: topup.provider };

@@ -10,6 +10,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'No such resource, or it belongs to another account.',
   422: 'Well formed, but cannot be fulfilled.',
   429: 'Rate limited; see `Retry-After`.',
+  502: 'An upstream provider could not be reached; nothing was changed. Retry with backoff.',
 };
 
 /** Documents the error responses a route can give, all in the ErrorResponse shape. */
