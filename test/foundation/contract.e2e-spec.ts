@@ -18,6 +18,8 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /health/ready': 'public',
   'GET /v1/account': 'account:read',
   'PATCH /v1/account/branding': 'account:write',
+  'GET /v1/catalog': 'catalog:read',
+  'GET /v1/catalog/brands/:brandKey': 'catalog:read',
 };
 
 describe('OpenAPI contract and route scopes', () => {

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from '@app/account';
 import { AuthModule } from '@app/auth';
+import { CatalogModule } from '@app/catalog';
 import { AppConfig, InfrastructureModule } from '@app/core';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { HealthController } from './health.controller';
@@ -15,6 +16,7 @@ export class ApiModule {
         InfrastructureModule.forRoot(config),
         AuthModule,
         AccountModule,
+        CatalogModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],

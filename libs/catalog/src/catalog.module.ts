@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@app/core';
+import { CatalogController } from './catalog.controller';
+import { CatalogResponseCache } from './catalog-response-cache';
 import { CatalogService } from './catalog.service';
 import { CatalogSyncService } from './catalog-sync.service';
 import { CatalogBrandEntity } from './entities/catalog-brand.entity';
@@ -16,12 +18,14 @@ function supplierFor(config: AppConfig): GiftCardSupplier {
   }
 }
 
-/** Our synced copy of the supplier catalog, and the supplier adapter. */
+/** The catalog API, our synced copy of the supplier catalog, and the supplier adapter. */
 @Module({
   imports: [TypeOrmModule.forFeature([CatalogBrandEntity, CatalogItemEntity, CatalogStateEntity])],
+  controllers: [CatalogController],
   providers: [
     CatalogService,
     CatalogSyncService,
+    CatalogResponseCache,
     { provide: GIFT_CARD_SUPPLIER, inject: [APP_CONFIG], useFactory: supplierFor },
   ],
   exports: [CatalogService, CatalogSyncService, GIFT_CARD_SUPPLIER],
