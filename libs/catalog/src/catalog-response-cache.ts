@@ -39,24 +39,24 @@ export class CatalogResponseCache {
     load: () => Promise<CatalogSnapshot<object>>,
     exists: () => Promise<boolean> = async () => true,
   ): Promise<string | undefined> {
+    const revision = await this.catalog.revision();
     const condition = request.headers['if-none-match'];
     if (condition) {
-      const etag = etagOf(await this.catalog.revision(), resource);
+      const etag = etagOf(revision, resource);
       if (ifNoneMatchMatches(condition, etag) && (await exists())) {
         setCacheHeaders(response, etag);
         response.status(304);
         return undefined;
       }
     }
-    const body = await this.body(resource, load);
+    const body = await this.body(revision, resource, load);
     setCacheHeaders(response, body.etag);
     // Set before Express sees the body, so it keeps our strong ETag instead of computing its weak one.
     response.type('application/json');
     return body.json;
   }
 
-  private async body(resource: string, load: () => Promise<CatalogSnapshot<object>>): Promise<CachedBody> {
-    const revision = await this.catalog.revision();
+  private async body(revision: number, resource: string, load: () => Promise<CatalogSnapshot<object>>): Promise<CachedBody> {
     const cached = this.bodies.get(`${revision}|${resource}`);
     if (cached) return cached;
     // Loaded with its own revision in one snapshot: the ETag always describes exactly this body.
