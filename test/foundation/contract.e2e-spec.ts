@@ -26,6 +26,8 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /webhooks/stripe': 'public',
   'GET /checkout/complete': 'public',
   'GET /checkout/canceled': 'public',
+  'GET /v1/catalog': 'catalog:read',
+  'GET /v1/catalog/brands/:brandKey': 'catalog:read',
 };
 
 describe('OpenAPI contract and route scopes', () => {

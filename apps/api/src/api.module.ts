@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from '@app/account';
 import { AuthModule } from '@app/auth';
+import { CatalogModule } from '@app/catalog';
 import { AppConfig, InfrastructureModule } from '@app/core';
 import { AccountOverviewModule } from '@app/overview';
 import { TopupsModule } from '@app/topups';
@@ -21,6 +22,7 @@ export class ApiModule {
         WalletModule,
         TopupsModule,
         AccountOverviewModule,
+        CatalogModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],

@@ -12,6 +12,7 @@ export * from './http/error-response.dto';
 export * from './http/api-error-responses.decorator';
 export * from './ids/ids';
 export * from './money/bigint-cents.transformer';
+export * from './money/numeric-major-units.transformer';
 export * from './pagination/pagination';
 export * from './redis/redis.module';
 export * from './logging/logging.module';

@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, AppConfig } from '@app/core';
+import { CatalogController } from './catalog.controller';
+import { CatalogResponseCache } from './catalog-response-cache';
+import { CatalogService } from './catalog.service';
+import { CatalogSyncService } from './catalog-sync.service';
+import { CatalogBrandEntity } from './entities/catalog-brand.entity';
+import { CatalogItemEntity } from './entities/catalog-item.entity';
+import { CatalogStateEntity } from './entities/catalog-state.entity';
+import { SandboxSupplier } from './supplier/sandbox-supplier';
+import { GIFT_CARD_SUPPLIER, GiftCardSupplier } from './supplier/supplier.port';
+
+function supplierFor(config: AppConfig): GiftCardSupplier {
+  switch (config.supplier) {
+    case 'sandbox':
+      return new SandboxSupplier();
+  }
+}
+
+/** The catalog API, our synced copy of the supplier catalog, and the supplier adapter. */
+@Module({
+  imports: [TypeOrmModule.forFeature([CatalogBrandEntity, CatalogItemEntity, CatalogStateEntity])],
+  controllers: [CatalogController],
+  providers: [
+    CatalogService,
+    CatalogSyncService,
+    CatalogResponseCache,
+    { provide: GIFT_CARD_SUPPLIER, inject: [APP_CONFIG], useFactory: supplierFor },
+  ],
+  exports: [CatalogService, CatalogSyncService, GIFT_CARD_SUPPLIER],
+})
+export class CatalogModule {}

@@ -1,0 +1,140 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { DataSource } from 'typeorm';
+import { CatalogService, CatalogSyncService, GiftCardSupplier, SupplierBrand } from '@app/catalog';
+import { SANDBOX_CATALOG } from '../../libs/catalog/src/supplier/sandbox-catalog';
+import { ApiClient } from '../support/api-client';
+import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
+import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
+
+/** A supplier whose catalog the test edits; card issuance is not part of the sync. */
+class EditableCatalogSupplier implements GiftCardSupplier {
+  brands: SupplierBrand[] = structuredClone(SANDBOX_CATALOG) as SupplierBrand[];
+
+  async listCatalog(): Promise<SupplierBrand[]> {
+    return structuredClone(this.brands);
+  }
+  async issueCard(): Promise<never> {
+    throw new Error('not used by the sync');
+  }
+  async getCard(): Promise<null> {
+    return null;
+  }
+}
+
+const AMAZON_25 = 'U356303';
+
+/** Runs on its own database: these tests change the catalog that other suites read. */
+describe('catalog sync', () => {
+  let db: IsolatedDatabase;
+  let t: TestApp;
+  let api: ApiClient;
+  let supplier: EditableCatalogSupplier;
+  let sync: CatalogSyncService;
+  let catalog: CatalogService;
+
+  beforeAll(async () => {
+    db = await createIsolatedDatabase();
+    t = await startTestApp({ env: { DATABASE_URL: db.url } });
+    api = t.api.as((await seedMerchant(t)).readKey);
+    supplier = new EditableCatalogSupplier();
+    sync = new CatalogSyncService(t.app.get(DataSource), supplier);
+    catalog = t.app.get(CatalogService);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+  });
+  beforeEach(async () => {
+    // Each test starts from the sandbox catalog the app synced at start.
+    supplier.brands = structuredClone(SANDBOX_CATALOG) as SupplierBrand[];
+    await sync.sync();
+  });
+
+  const utids = async (path = '/v1/catalog') =>
+    (await api.get(path)).body.brands.flatMap((b: { items: { utid: string }[] }) => b.items.map((i) => i.utid));
+  const amazonUs = () => supplier.brands.find((b) => b.brandKey === 'amazon-us')!;
+
+  it('the app synced the catalog into the fresh database at start', async () => {
+    expect((await utids()).length).toBe(SANDBOX_CATALOG.flatMap((b) => b.items).length);
+  });
+
+  it('is idempotent: a second sync of the same catalog changes nothing, not even the revision or ETag', async () => {
+    const etag = (await api.get('/v1/catalog')).headers.get('etag')!;
+    const first = await sync.sync();
+    const second = await sync.sync();
+    expect(first).toMatchObject({ changed: false, brands: { upserted: 0, deactivated: 0 }, items: { upserted: 0, deactivated: 0 } });
+    expect(second.revision).toBe(first.revision);
+    expect((await api.get('/v1/catalog', { headers: { 'if-none-match': etag } })).status).toBe(304);
+  });
+
+  it('deactivates an item the supplier stops offering (keeping its row) and invalidates cached copies', async () => {
+    const before = await api.get('/v1/catalog');
+    const brandBefore = await api.get('/v1/catalog/brands/amazon-us');
+    amazonUs().items = amazonUs().items.filter((item) => item.utid !== AMAZON_25);
+
+    const result = await sync.sync();
+    expect(result).toMatchObject({ changed: true, items: { upserted: 0, deactivated: 1 } });
+
+    expect(await utids()).not.toContain(AMAZON_25);
+    expect(await utids('/v1/catalog?search=amazon')).not.toContain(AMAZON_25);
+    expect((await api.get('/v1/catalog/brands/amazon-us')).body.brand.items.map((i: { utid: string }) => i.utid)).not.toContain(AMAZON_25);
+    expect(await catalog.findActiveItem(AMAZON_25)).toBeNull();
+    const [row] = await t.app.get(DataSource).query('SELECT active FROM catalog_items WHERE utid = $1', [AMAZON_25]);
+    expect(row).toEqual({ active: false });
+
+    for (const [path, old] of [['/v1/catalog', before], ['/v1/catalog/brands/amazon-us', brandBefore]] as const) {
+      const res = await api.get(path, { headers: { 'if-none-match': old.headers.get('etag')! } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('etag')).not.toBe(old.headers.get('etag'));
+    }
+
+    // Offered again: active again, under the same utid.
+    supplier.brands = structuredClone(SANDBOX_CATALOG) as SupplierBrand[];
+    expect((await sync.sync()).items.upserted).toBe(1);
+    expect(await utids()).toContain(AMAZON_25);
+  });
+
+  it('deactivates a brand the supplier drops: 404 by key, gone from the list and from activeBrandKeys', async () => {
+    supplier.brands = supplier.brands.filter((b) => b.brandKey !== 'steam');
+    const result = await sync.sync();
+    expect(result).toMatchObject({ changed: true, brands: { deactivated: 1 } });
+    expect((await api.get('/v1/catalog/brands/steam')).status).toBe(404);
+    expect((await api.get('/v1/catalog?search=steam')).body.brands).toEqual([]);
+    expect(await catalog.activeBrandKeys(['steam', 'xbox', 'nope'])).toEqual(['xbox']);
+  });
+
+  it('applies changed fields of brands and items, and bumps the revision exactly once', async () => {
+    const before = await catalog.revision();
+    amazonUs().name = 'Amazon.com (US)';
+    amazonUs().items.find((i) => i.valueType === 'VARIABLE_VALUE')!.maxValue = 1500.5;
+    const result = await sync.sync();
+    expect(result).toMatchObject({ changed: true, revision: before + 1, brands: { upserted: 1 }, items: { upserted: 1 } });
+    const brand = (await api.get('/v1/catalog/brands/amazon-us')).body.brand;
+    expect(brand.name).toBe('Amazon.com (US)');
+    expect(brand.items.find((i: { valueType: string }) => i.valueType === 'VARIABLE_VALUE').maxValue).toBe(1500.5);
+  });
+
+  it('concurrent syncs all succeed and apply a change once', async () => {
+    const before = await catalog.revision();
+    amazonUs().shortDescription = 'Concurrently changed.';
+    const results = await Promise.all(Array.from({ length: 5 }, () => sync.sync()));
+    expect(results.filter((r) => r.changed)).toHaveLength(1);
+    expect(await catalog.revision()).toBe(before + 1);
+    expect((await api.get('/v1/catalog/brands/amazon-us')).body.brand.shortDescription).toBe('Concurrently changed.');
+  });
+
+  it('exposes items and brands to the rest of the service', async () => {
+    const found = await catalog.findActiveItem(AMAZON_25);
+    expect(found?.item).toMatchObject({ utid: AMAZON_25, faceValue: 25, currencyCode: 'USD' });
+    expect(found?.brand).toMatchObject({ brandKey: 'amazon-us', name: 'Amazon.com' });
+    expect(await catalog.findActiveItem('U000000')).toBeNull();
+
+    const cad = await catalog.listActiveBrands({ currency: 'cad', brandKeys: ['apple', 'steam', 'walmart'] });
+    expect(cad.map((l) => l.brand.brandKey)).toEqual(['apple', 'steam']);
+    for (const listing of cad) for (const item of listing.items) expect(item.currencyCode).toBe('CAD');
+  });
+
+  it('the worker side schedules the hourly sync', () => {
+    expect(t.app.get(SchedulerRegistry).getIntervals()).toContain('catalog-sync');
+  });
+});
