@@ -26,6 +26,12 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /webhooks/stripe': 'public',
   'GET /checkout/complete': 'public',
   'GET /checkout/canceled': 'public',
+  'POST /v1/rewards': 'rewards:write',
+  'POST /v1/rewards/bulk': 'rewards:write',
+  'GET /v1/rewards': 'rewards:read',
+  'GET /v1/rewards/:id': 'rewards:read',
+  'POST /v1/rewards/:id/cancel': 'rewards:write',
+  'POST /v1/rewards/:id/resend': 'rewards:write',
   'GET /v1/catalog': 'catalog:read',
   'GET /v1/catalog/brands/:brandKey': 'catalog:read',
 };

@@ -4,6 +4,7 @@ import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
 import { AppConfig, InfrastructureModule } from '@app/core';
 import { AccountOverviewModule } from '@app/overview';
+import { RewardsModule } from '@app/rewards';
 import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
 import { WorkerModule } from '../../worker/src/worker.module';
@@ -23,6 +24,7 @@ export class ApiModule {
         TopupsModule,
         AccountOverviewModule,
         CatalogModule,
+        RewardsModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],

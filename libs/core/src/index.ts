@@ -22,3 +22,5 @@ export * from './infrastructure.module';
 export * from './outbox/outbox-event.entity';
 export * from './outbox/outbox';
 export * from './pagination/page-query.dto';
+export * from './idempotency/idempotency';
+export * from './queue/queues';

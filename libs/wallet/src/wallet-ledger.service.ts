@@ -43,6 +43,45 @@ export class WalletLedger {
     if (!applied) throw new InsufficientFundsError();
   }
 
+  /**
+   * Holds funds for many rewards in one statement (bulk sends). The caller has checked, under
+   * `lockForUpdate`, that the wallet covers the total; the balance constraint still has the last word.
+   */
+  async holdMany(manager: EntityManager, accountId: string, entries: Omit<LedgerEntry, 'accountId'>[]): Promise<void> {
+    if (entries.length === 0) return;
+    try {
+      await manager.query(
+        `INSERT INTO wallet_transactions
+           (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+         SELECT e.id, $1, 'HOLD', -e.amount, e.amount, e.description, e.related_type, e.related_id
+           FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+                AS e (id, amount, description, related_type, related_id)`,
+        [
+          accountId,
+          entries.map(() => newId('wtx')),
+          entries.map((e) => e.amountCents),
+          entries.map((e) => e.description ?? ''),
+          entries.map((e) => e.relatedType),
+          entries.map((e) => e.relatedId),
+        ],
+      );
+    } catch (error) {
+      throw this.asInsufficientFunds(error);
+    }
+  }
+
+  /** Locks the wallet row until the caller's transaction ends and returns its balances. */
+  async lockForUpdate(manager: EntityManager, accountId: string): Promise<WalletEntity> {
+    const wallet = await manager
+      .getRepository(WalletEntity)
+      .createQueryBuilder('w')
+      .setLock('pessimistic_write')
+      .where('w.account_id = :accountId', { accountId })
+      .getOne();
+    if (!wallet) throw new NotFoundError('Wallet');
+    return wallet;
+  }
+
   /** Spends reserved funds on an issued card. Returns false when this card was already captured. */
   capture(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
     return this.write(manager, 'CAPTURE', entry, { onlyIfAvailable: false, once: true });
@@ -108,10 +147,13 @@ export class WalletLedger {
       );
       return rows.length > 0;
     } catch (error) {
-      if (error instanceof QueryFailedError && (error.driverError as { constraint?: string }).constraint === 'wallets_available_check') {
-        throw new InsufficientFundsError();
-      }
-      throw error;
+      throw this.asInsufficientFunds(error);
     }
+  }
+
+  /** The balance check refusing a hold means the funds ran out; anything else is a real error. */
+  private asInsufficientFunds(error: unknown): unknown {
+    const constraint = error instanceof QueryFailedError ? (error.driverError as { constraint?: string }).constraint : undefined;
+    return constraint === 'wallets_available_check' ? new InsufficientFundsError() : error;
   }
 }

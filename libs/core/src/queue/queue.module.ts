@@ -13,7 +13,15 @@ export class QueueModule {
     return {
       module: QueueModule,
       global: true,
-      imports: [BullModule.forRoot({ redis: config.redisUrl, prefix: config.queuePrefix })],
+      imports: [
+        BullModule.forRoot({
+          redis: config.redisUrl,
+          prefix: config.queuePrefix,
+          // A job whose worker died is handed to another worker within ~20 s (Bull renews the lock
+          // of a running job every lockDuration/2, so long jobs are not affected).
+          settings: { lockDuration: 15_000, stalledInterval: 5_000, maxStalledCount: 5 },
+        }),
+      ],
       exports: [BullModule],
     };
   }

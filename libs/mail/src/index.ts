@@ -1,0 +1,3 @@
+export * from './mail.module';
+export * from './mailer.service';
+export * from './reward-email.template';

@@ -1,0 +1,107 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDefined,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { REWARD_TYPES } from '../entities/reward.entity';
+
+export class RecipientDto {
+  /** Where the reward e-mail goes. */
+  @IsEmail({}, { message: 'email must be an e-mail address' })
+  @MaxLength(254)
+  email: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  firstName: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  lastName?: string;
+}
+
+export class CreateRewardDto {
+  /** FIXED: one card chosen by `utid`. CHOICE: the recipient picks cards up to the value. */
+  @ApiProperty({ enum: REWARD_TYPES })
+  @IsIn(REWARD_TYPES)
+  type: 'FIXED' | 'CHOICE';
+
+  /** Value in cents of the wallet currency. FIXED: the item's face value, or within its range. */
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  valueCents: number;
+
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RecipientDto)
+  recipient: RecipientDto;
+
+  /** Catalog item (required for FIXED, refused for CHOICE). */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  utid?: string;
+
+  /** CHOICE only: brands the recipient may pick from. Omit for the whole catalog. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  allowedBrandKeys?: string[];
+
+  /** CHOICE only: when unused value returns to the wallet. Must be in the future. */
+  @ApiPropertyOptional({ type: String, format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'expiresAt must be an ISO 8601 timestamp' })
+  expiresAt?: string;
+
+  /** Shown in the e-mail and on the redemption page. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  message?: string;
+
+  /** Your own reference; filter the list by it. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  externalId?: string;
+
+  /** Free-form label for reporting. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  campaign?: string;
+}
+
+export class BulkCreateRewardsDto {
+  /** Up to 500 rewards, processed in order. Each item is validated on its own. */
+  @ApiProperty({ type: [CreateRewardDto], minItems: 1, maxItems: 500 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(500)
+  rewards: unknown[];
+}

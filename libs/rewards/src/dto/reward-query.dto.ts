@@ -1,0 +1,46 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
+import { REWARD_STATUSES } from '../entities/reward.entity';
+
+const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+
+export class ListRewardsQueryDto extends PageQueryDto {
+  /** Rewards per page, 1 to 100. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  page_size: number = 25;
+
+  @ApiPropertyOptional({ enum: REWARD_STATUSES })
+  @IsOptional()
+  @IsIn(REWARD_STATUSES)
+  status?: string;
+
+  /** Only rewards with this externalId. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  external_id?: string;
+}
+
+export class GetRewardQueryDto {
+  /** Full credential values instead of masked ones; needs the `rewards:write` scope. */
+  @ApiPropertyOptional({ type: Boolean, default: false })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  include_credentials: boolean = false;
+}
+
+export class DryRunQueryDto {
+  /** Run every check, funds included, and answer what would happen, without charging, storing or sending anything. */
+  @ApiPropertyOptional({ type: Boolean, default: false })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  dry_run: boolean = false;
+}

@@ -1,0 +1,243 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { CARD_STATUSES, CREDENTIAL_TYPES, RewardCardEntity } from '../entities/reward-card.entity';
+import { RewardEventEntity } from '../entities/reward-event.entity';
+import { RewardEntity, REWARD_SOURCES, REWARD_STATUSES, REWARD_TYPES } from '../entities/reward.entity';
+
+export class CredentialDto {
+  /** What the value is, e.g. "Card number". */
+  label: string;
+
+  /** The value; all but the last 4 characters are masked unless `include_credentials=true`. */
+  value: string;
+
+  @ApiProperty({ enum: CREDENTIAL_TYPES })
+  type: string;
+}
+
+export class IssuedCardDto {
+  /** Card identifier (`card_`). */
+  id: string;
+  utid: string;
+  /** Item name as the catalog gave it when the card was chosen. */
+  rewardName: string;
+  amountCents: number;
+  currency: string;
+
+  /** PENDING while issuing; ISSUED; FAILED (value re-credited); CANCELED (FIXED reward cancelled before issuance). */
+  @ApiProperty({ enum: CARD_STATUSES })
+  status: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  redemptionInstructions: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  issuedAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt: string;
+
+  brandName: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  brandImageUrl: string | null;
+
+  /** Empty until the card is issued. */
+  credentials: CredentialDto[];
+}
+
+export class RewardEventDto {
+  /** The `evt_` id, the same as the webhook event's where there is one. */
+  id: string;
+
+  /** A webhook event name that concerns this reward, or `reward.resent`. */
+  type: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  metadata: Record<string, unknown>;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt: string;
+}
+
+export class RewardDto {
+  /** Reward identifier (`rw_`). */
+  id: string;
+
+  @ApiProperty({ enum: REWARD_TYPES })
+  type: string;
+
+  @ApiProperty({ enum: REWARD_STATUSES })
+  status: string;
+
+  faceValueCents: number;
+  /** Value not yet turned into cards. */
+  remainingValueCents: number;
+  currency: string;
+  recipientEmail: string;
+  recipientFirstName: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  recipientLastName: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  message: string | null;
+
+  /** FIXED: the catalog item. */
+  @ApiProperty({ type: String, nullable: true })
+  utid: string | null;
+
+  /** CHOICE: the brands the recipient may pick from; null means the whole catalog. */
+  @ApiProperty({ type: [String], nullable: true })
+  allowedBrandKeys: string[] | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  campaign: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  externalId: string | null;
+
+  /** How it was sent: api, bulk, dashboard or oauth. */
+  @ApiProperty({ enum: REWARD_SOURCES })
+  source: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  expiresAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  sentAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  openedAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  redeemedAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt: string;
+
+  /** FIXED: brand at send time. */
+  @ApiProperty({ type: String, nullable: true })
+  brandName: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  brandImageUrl: string | null;
+
+  issuedCards: IssuedCardDto[];
+
+  /** Timeline, oldest first. */
+  events: RewardEventDto[];
+}
+
+export class RewardResponseDto {
+  reward: RewardDto;
+}
+
+export class CreateRewardResponseDto {
+  reward: RewardDto;
+
+  /** The recipient's link (`{base_url}/r/{token}`); the e-mail carries its own link to the same reward. */
+  redemptionUrl: string;
+}
+
+export class DryRunRewardResponseDto {
+  @ApiProperty({ enum: [true] })
+  dryRun: boolean;
+
+  /** Every check passed: the reward would be created. */
+  @ApiProperty({ enum: [true] })
+  ok: boolean;
+
+  /** What would be held from the wallet. */
+  holdCents: number;
+  currency: string;
+  walletAvailableCents: number;
+}
+
+export class RewardListDto {
+  rewards: RewardDto[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+export class BulkResultDto {
+  /** Position of the item in the request. */
+  index: number;
+  ok: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  rewardId: string | null;
+
+  /** `<code>: <message>` of the item's failure; `skipped: insufficient_funds` once the wallet ran out. */
+  @ApiProperty({ type: String, nullable: true })
+  error: string | null;
+}
+
+export class BulkResponseDto {
+  /** True when nothing was charged, stored or sent (`dry_run=true`). */
+  dryRun: boolean;
+  sent: number;
+  failed: number;
+  results: BulkResultDto[];
+}
+
+export interface RewardView {
+  reward: RewardEntity;
+  cards: RewardCardEntity[];
+  events: RewardEventEntity[];
+}
+
+/** All but the last 4 characters hidden: enough to tell cards apart, not to spend them. */
+export function maskCredential(value: string): string {
+  return value.length <= 4 ? '•'.repeat(value.length) : `${'•'.repeat(value.length - 4)}${value.slice(-4)}`;
+}
+
+export function toIssuedCardDto(card: RewardCardEntity, revealCredentials: boolean): IssuedCardDto {
+  return {
+    id: card.id,
+    utid: card.utid,
+    rewardName: card.rewardName,
+    amountCents: card.amountCents,
+    currency: card.currency,
+    status: card.status,
+    redemptionInstructions: card.redemptionInstructions,
+    issuedAt: card.issuedAt?.toISOString() ?? null,
+    createdAt: card.createdAt.toISOString(),
+    brandName: card.brandName,
+    brandImageUrl: card.brandImageUrl,
+    credentials: (card.credentials ?? []).map((c) => ({
+      label: c.label,
+      value: revealCredentials || c.type === 'date' ? c.value : maskCredential(c.value),
+      type: c.type,
+    })),
+  };
+}
+
+export function toRewardDto({ reward, cards, events }: RewardView, revealCredentials = false): RewardDto {
+  return {
+    id: reward.id,
+    type: reward.type,
+    status: reward.status,
+    faceValueCents: reward.faceValueCents,
+    remainingValueCents: reward.remainingValueCents,
+    currency: reward.currency,
+    recipientEmail: reward.recipientEmail,
+    recipientFirstName: reward.recipientFirstName,
+    recipientLastName: reward.recipientLastName,
+    message: reward.message,
+    utid: reward.utid,
+    allowedBrandKeys: reward.allowedBrandKeys,
+    campaign: reward.campaign,
+    externalId: reward.externalId,
+    source: reward.source,
+    expiresAt: reward.expiresAt?.toISOString() ?? null,
+    sentAt: reward.sentAt?.toISOString() ?? null,
+    openedAt: reward.openedAt?.toISOString() ?? null,
+    redeemedAt: reward.redeemedAt?.toISOString() ?? null,
+    createdAt: reward.createdAt.toISOString(),
+    brandName: reward.brandName,
+    brandImageUrl: reward.brandImageUrl,
+    issuedCards: cards.map((card) => toIssuedCardDto(card, revealCredentials)),
+    events: events.map((e) => ({ id: e.id, type: e.type, metadata: e.metadata, createdAt: e.createdAt.toISOString() })),
+  };
+}

@@ -1,0 +1,32 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * An e-mail to send, written in the transaction that asks for it; the queue job only carries its
+ * id, and a sweeper re-enqueues rows left PENDING (the process died before enqueueing).
+ */
+@Entity('mail_jobs')
+export class MailJobEntity {
+  @PrimaryColumn('text')
+  id: string;
+
+  @Column({ name: 'reward_id', type: 'text' })
+  rewardId: string;
+
+  @Column('text')
+  kind: 'reward' | 'resend';
+
+  @Column('text')
+  status: 'PENDING' | 'SENT' | 'FAILED';
+
+  @Column({ type: 'integer', default: 0 })
+  attempts: number;
+
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError: string | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
+  createdAt: Date;
+
+  @Column({ name: 'sent_at', type: 'timestamptz', nullable: true })
+  sentAt: Date | null;
+}

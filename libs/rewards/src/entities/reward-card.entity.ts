@@ -1,0 +1,70 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintCents } from '@app/core';
+
+export const CARD_STATUSES = ['PENDING', 'ISSUED', 'FAILED', 'CANCELED'] as const;
+export type CardStatus = (typeof CARD_STATUSES)[number];
+export const CREDENTIAL_TYPES = ['text', 'url', 'barcode', 'date'] as const;
+
+export interface StoredCredential {
+  label: string;
+  value: string;
+  type: (typeof CREDENTIAL_TYPES)[number];
+}
+
+/**
+ * A gift card of a reward. Its id is the supplier reference, so issuing it twice yields one card.
+ * Brand and item names are a snapshot of the catalog at send (or pick) time.
+ */
+@Entity('reward_cards')
+export class RewardCardEntity {
+  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', insert: false, update: false, select: false })
+  seq: string;
+
+  @PrimaryColumn('text')
+  id: string;
+
+  @Column({ name: 'reward_id', type: 'text' })
+  rewardId: string;
+
+  @Column({ name: 'account_id', type: 'text' })
+  accountId: string;
+
+  @Column('text')
+  utid: string;
+
+  @Column({ name: 'reward_name', type: 'text' })
+  rewardName: string;
+
+  @Column({ name: 'brand_key', type: 'text' })
+  brandKey: string;
+
+  @Column({ name: 'brand_name', type: 'text' })
+  brandName: string;
+
+  @Column({ name: 'brand_image_url', type: 'text', nullable: true })
+  brandImageUrl: string | null;
+
+  @Column({ name: 'amount_cents', type: 'bigint', transformer: bigintCents })
+  amountCents: number;
+
+  @Column({ type: 'character', length: 3 })
+  currency: string;
+
+  @Column('text')
+  status: CardStatus;
+
+  @Column({ name: 'redemption_instructions', type: 'text', nullable: true })
+  redemptionInstructions: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  credentials: StoredCredential[] | null;
+
+  @Column({ name: 'failure_reason', type: 'text', nullable: true })
+  failureReason: string | null;
+
+  @Column({ name: 'issued_at', type: 'timestamptz', nullable: true })
+  issuedAt: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
+  createdAt: Date;
+}

@@ -1,0 +1,92 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintCents } from '@app/core';
+
+export const REWARD_TYPES = ['FIXED', 'CHOICE'] as const;
+export type RewardType = (typeof REWARD_TYPES)[number];
+export const REWARD_STATUSES = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED', 'REDEEMED', 'EXPIRED', 'CANCELED'] as const;
+export type RewardStatus = (typeof REWARD_STATUSES)[number];
+/** Statuses in which value may still be used, cancelled or expired. */
+export const OPEN_REWARD_STATUSES: RewardStatus[] = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
+export const REWARD_SOURCES = ['api', 'bulk', 'dashboard', 'oauth'] as const;
+export type RewardSource = (typeof REWARD_SOURCES)[number];
+
+@Entity('rewards')
+export class RewardEntity {
+  /** Insertion order, for a stable newest-first listing. */
+  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', insert: false, update: false, select: false })
+  seq: string;
+
+  @PrimaryColumn('text')
+  id: string;
+
+  @Column({ name: 'account_id', type: 'text' })
+  accountId: string;
+
+  @Column('text')
+  type: RewardType;
+
+  @Column('text')
+  status: RewardStatus;
+
+  @Column({ name: 'face_value_cents', type: 'bigint', transformer: bigintCents })
+  faceValueCents: number;
+
+  /** Value not yet committed to any card. */
+  @Column({ name: 'remaining_value_cents', type: 'bigint', transformer: bigintCents })
+  remainingValueCents: number;
+
+  @Column({ type: 'character', length: 3 })
+  currency: string;
+
+  @Column({ name: 'recipient_email', type: 'text' })
+  recipientEmail: string;
+
+  @Column({ name: 'recipient_first_name', type: 'text' })
+  recipientFirstName: string;
+
+  @Column({ name: 'recipient_last_name', type: 'text', nullable: true })
+  recipientLastName: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  message: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  utid: string | null;
+
+  @Column({ name: 'allowed_brand_keys', type: 'text', array: true, nullable: true })
+  allowedBrandKeys: string[] | null;
+
+  @Column({ type: 'text', nullable: true })
+  campaign: string | null;
+
+  @Column({ name: 'external_id', type: 'text', nullable: true })
+  externalId: string | null;
+
+  @Column('text')
+  source: RewardSource;
+
+  /** Catalog snapshot at send time (FIXED): still shown when the product leaves the catalog. */
+  @Column({ name: 'brand_name', type: 'text', nullable: true })
+  brandName: string | null;
+
+  @Column({ name: 'brand_image_url', type: 'text', nullable: true })
+  brandImageUrl: string | null;
+
+  @Column({ name: 'reward_name', type: 'text', nullable: true })
+  rewardName: string | null;
+
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
+
+  @Column({ name: 'sent_at', type: 'timestamptz', nullable: true })
+  sentAt: Date | null;
+
+  @Column({ name: 'opened_at', type: 'timestamptz', nullable: true })
+  openedAt: Date | null;
+
+  @Column({ name: 'redeemed_at', type: 'timestamptz', nullable: true })
+  redeemedAt: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
+  createdAt: Date;
+}

@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { CatalogBrandEntity, CatalogItemEntity, CatalogService } from '@app/catalog';
+import { ValidationError } from '@app/core';
+import { formatMoney } from '@app/mail';
+import type { CreateRewardDto } from './dto/create-reward.dto';
+
+interface CurrencyCatalog {
+  revision: number;
+  items: Map<string, { item: CatalogItemEntity; brand: CatalogBrandEntity }>;
+  /** Active brands with at least one item in the currency, with their cheapest usable value in cents. */
+  minCentsByBrand: Map<string, number>;
+}
+
+/** The catalog facts a reward was checked against: the snapshot stored on the reward and its card. */
+export interface CheckedReward {
+  dto: CreateRewardDto;
+  item: { utid: string; rewardName: string; brandKey: string; brandName: string; brandImageUrl: string | null } | null;
+}
+
+const cents = (major: number) => Math.round(major * 100);
+
+/**
+ * Checks reward requests against the synced catalog (422 when they cannot be fulfilled). The
+ * active catalog of a currency is cached per catalog revision: a request costs one primary-key
+ * read, and a sync is seen at once.
+ */
+@Injectable()
+export class RewardCatalog {
+  private readonly cache = new Map<string, CurrencyCatalog>();
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * Inside a transaction pass its manager: a transaction that waits for a second pooled connection
+   * can deadlock the pool when every connection is held by transactions waiting on it.
+   */
+  async load(currency: string, manager: EntityManager = this.dataSource.manager): Promise<CurrencyCatalog> {
+    const revision = await this.catalog.revision(manager);
+    const cached = this.cache.get(currency);
+    if (cached?.revision === revision) return cached;
+    const listings = await this.catalog.listActiveBrands({ currency }, manager);
+    const loaded: CurrencyCatalog = { revision, items: new Map(), minCentsByBrand: new Map() };
+    for (const { brand, items } of listings) {
+      for (const item of items) {
+        loaded.items.set(item.utid, { item, brand });
+        const min = cents((item.valueType === 'FIXED_VALUE' ? item.faceValue : item.minValue) ?? 0);
+        loaded.minCentsByBrand.set(brand.brandKey, Math.min(loaded.minCentsByBrand.get(brand.brandKey) ?? Infinity, min));
+      }
+    }
+    this.cache.set(currency, loaded);
+    return loaded;
+  }
+
+  /** Throws ValidationError (422) when the request cannot be fulfilled from the catalog. */
+  async check(
+    dto: CreateRewardDto,
+    currency: string,
+    catalog: CurrencyCatalog,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<CheckedReward> {
+    if (dto.type === 'FIXED') {
+      const found = catalog.items.get(dto.utid!);
+      if (!found) {
+        const elsewhere = await manager.findOneBy(CatalogItemEntity, { utid: dto.utid!, active: true });
+        throw new ValidationError(
+          elsewhere
+            ? `Item ${dto.utid} is in ${elsewhere.currencyCode}; this wallet pays in ${currency}.`
+            : `Item ${dto.utid} is not in the catalog or is no longer orderable.`,
+        );
+      }
+      const { item, brand } = found;
+      if (item.valueType === 'FIXED_VALUE' && dto.valueCents !== cents(item.faceValue!)) {
+        throw new ValidationError(`Item ${item.utid} has a face value of ${formatMoney(cents(item.faceValue!), currency)}; valueCents must be ${cents(item.faceValue!)}.`);
+      }
+      if (item.valueType === 'VARIABLE_VALUE' && (dto.valueCents < cents(item.minValue!) || dto.valueCents > cents(item.maxValue!))) {
+        throw new ValidationError(
+          `Item ${item.utid} takes ${cents(item.minValue!)} to ${cents(item.maxValue!)} cents; ${dto.valueCents} is outside that range.`,
+        );
+      }
+      return {
+        dto,
+        item: { utid: item.utid, rewardName: item.rewardName, brandKey: brand.brandKey, brandName: brand.name, brandImageUrl: brand.imageUrl },
+      };
+    }
+
+    const brandKeys = dto.allowedBrandKeys ? [...new Set(dto.allowedBrandKeys)] : [...catalog.minCentsByBrand.keys()];
+    const missing = brandKeys.filter((key) => !catalog.minCentsByBrand.has(key));
+    if (missing.length > 0) {
+      const found = await manager.findBy(CatalogBrandEntity, { brandKey: In(missing), active: true });
+      const active = new Set(found.map((brand) => brand.brandKey));
+      const unknown = missing.filter((key) => !active.has(key));
+      throw new ValidationError(
+        unknown.length > 0
+          ? `Unknown or inactive brand keys: ${unknown.join(', ')}.`
+          : `These brands have no cards in ${currency}: ${missing.join(', ')}.`,
+      );
+    }
+    if (brandKeys.length === 0) throw new ValidationError(`The catalog has no cards in ${currency}.`);
+    const cheapest = Math.min(...brandKeys.map((key) => catalog.minCentsByBrand.get(key)!));
+    if (dto.valueCents < cheapest) {
+      throw new ValidationError(
+        `No card the recipient could pick costs ${formatMoney(dto.valueCents, currency)} or less; the cheapest is ${formatMoney(cheapest, currency)}.`,
+      );
+    }
+    return { dto, item: null };
+  }
+}

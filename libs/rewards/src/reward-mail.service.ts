@@ -1,0 +1,61 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AccountService } from '@app/account';
+import { APP_CONFIG, AppConfig, hashSecret, randomToken } from '@app/core';
+import { Mailer, renderRewardEmail } from '@app/mail';
+import { MailJobEntity } from './entities/mail-job.entity';
+import { RedemptionLinkEntity } from './entities/redemption-link.entity';
+import { RewardEntity } from './entities/reward.entity';
+
+/**
+ * Sends a reward e-mail. Each e-mail carries a link token of its own, stored (hashed) before the
+ * message leaves: a crash after sending cannot leave a recipient with a dead link. A crash between
+ * sending and marking SENT sends the e-mail again on retry (at least once, never lost).
+ */
+@Injectable()
+export class RewardMailService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly accounts: AccountService,
+    private readonly mailer: Mailer,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async send(mailJobId: string, finalAttempt: boolean): Promise<'sent' | 'skipped'> {
+    const [claimed] = await this.dataSource.query(
+      `UPDATE mail_jobs SET attempts = attempts + 1 WHERE id = $1 AND status = 'PENDING' RETURNING reward_id`,
+      [mailJobId],
+    );
+    if (!claimed) return 'skipped';
+    try {
+      const reward = await this.dataSource.manager.findOneByOrFail(RewardEntity, { id: claimed.reward_id });
+      const account = await this.accounts.get(reward.accountId);
+      const token = randomToken(32);
+      await this.dataSource.manager.insert(RedemptionLinkEntity, { tokenHash: hashSecret(token), rewardId: reward.id, channel: 'email' });
+      const senderName = account.senderName ?? account.name;
+      const email = renderRewardEmail({
+        senderName,
+        logoUrl: account.logoUrl,
+        brandColor: account.brandColor,
+        recipientFirstName: reward.recipientFirstName,
+        message: reward.message,
+        valueCents: reward.faceValueCents,
+        currency: reward.currency,
+        type: reward.type,
+        brandName: reward.brandName,
+        link: `${this.config.publicBaseUrl}/r/${token}`,
+        expiresAt: reward.expiresAt,
+      });
+      await this.mailer.send({ fromName: senderName, to: reward.recipientEmail, reference: `${reward.id}-${mailJobId}`, ...email });
+      await this.dataSource.manager.update(MailJobEntity, { id: mailJobId }, { status: 'SENT', sentAt: new Date(), lastError: null });
+      return 'sent';
+    } catch (error) {
+      await this.dataSource.manager.update(
+        MailJobEntity,
+        { id: mailJobId },
+        { status: finalAttempt ? 'FAILED' : 'PENDING', lastError: String((error as Error).message).slice(0, 500) },
+      );
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import type { Principal } from '@app/auth';
+import { BadRequestError, FieldIssue, toFieldIssues } from '@app/core';
+import { CreateRewardDto } from './dto/create-reward.dto';
+import type { RewardSource } from './entities/reward.entity';
+
+/** Rules across fields that class-validator decorators cannot say (400 with issues). */
+export function crossFieldIssues(dto: CreateRewardDto, now = Date.now()): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (dto.type === 'FIXED') {
+    if (dto.utid === undefined) issues.push({ path: 'utid', message: 'utid is required for FIXED rewards' });
+    if (dto.allowedBrandKeys !== undefined) issues.push({ path: 'allowedBrandKeys', message: 'allowedBrandKeys is only for CHOICE rewards' });
+    if (dto.expiresAt !== undefined) issues.push({ path: 'expiresAt', message: 'expiresAt is only for CHOICE rewards' });
+  } else {
+    if (dto.utid !== undefined) issues.push({ path: 'utid', message: 'utid is only for FIXED rewards; use allowedBrandKeys to restrict a CHOICE reward' });
+    if (dto.expiresAt !== undefined && new Date(dto.expiresAt).getTime() <= now) {
+      issues.push({ path: 'expiresAt', message: 'expiresAt must be in the future' });
+    }
+  }
+  return issues;
+}
+
+/** Validates one bulk item as the global pipe validates a single request; throws BadRequestError. */
+export async function parseRewardRequest(value: unknown): Promise<CreateRewardDto> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new BadRequestError([{ path: 'body', message: 'each reward must be an object' }]);
+  }
+  const dto = plainToInstance(CreateRewardDto, value);
+  const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
+  const issues = errors.length ? toFieldIssues(errors) : crossFieldIssues(dto);
+  if (issues.length) throw new BadRequestError(issues);
+  return dto;
+}
+
+/** DECISIONS §6: the service sets `source`; OAuth tokens and the dashboard win over the endpoint. */
+export function sourceOf(principal: Principal, bulk: boolean): RewardSource {
+  if (principal.credentialKind === 'oauth_token') return 'oauth';
+  if (principal.credentialKind === 'session') return 'dashboard';
+  return bulk ? 'bulk' : 'api';
+}

@@ -1,0 +1,180 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Principal } from '@app/auth';
+import { ApiError, BadRequestError, claimIdempotencyKey, fingerprint, InsufficientFundsError } from '@app/core';
+import { WalletLedger } from '@app/wallet';
+import type { CreateRewardDto } from './dto/create-reward.dto';
+import { BulkResponseDto, BulkResultDto, CreateRewardResponseDto, DryRunRewardResponseDto, toRewardDto } from './dto/reward.dto';
+import { CheckedReward, RewardCatalog } from './reward-catalog';
+import { RewardJobs } from './reward-jobs';
+import { crossFieldIssues, parseRewardRequest, sourceOf } from './reward-request';
+import { RewardWriter, WrittenReward } from './reward-writer';
+
+export interface SendOutcome<T> {
+  status: number;
+  body: T;
+  replayed: boolean;
+}
+
+/**
+ * Sending rewards: one (POST /v1/rewards) or up to 500 (bulk), each with idempotency and dry run.
+ * A send is one transaction: the idempotency key, the rewards with their cards, links, e-mail jobs
+ * and events, and the hold on the wallet, taken last so the wallet row stays locked the shortest.
+ */
+@Injectable()
+export class RewardSender {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: WalletLedger,
+    private readonly catalog: RewardCatalog,
+    private readonly writer: RewardWriter,
+    private readonly jobs: RewardJobs,
+  ) {}
+
+  async send(
+    principal: Principal,
+    dto: CreateRewardDto,
+    options: { idempotencyKey: string | null; dryRun: boolean },
+  ): Promise<SendOutcome<CreateRewardResponseDto | DryRunRewardResponseDto>> {
+    const issues = crossFieldIssues(dto);
+    if (issues.length) throw new BadRequestError(issues);
+    const { currency } = await this.ledger.getWallet(principal.accountId);
+
+    if (options.dryRun) {
+      const catalog = await this.catalog.load(currency);
+      await this.catalog.check(dto, currency, catalog);
+      const wallet = await this.ledger.getWallet(principal.accountId);
+      if (wallet.availableCents < dto.valueCents) throw new InsufficientFundsError();
+      return {
+        status: 200,
+        replayed: false,
+        body: { dryRun: true, ok: true, holdCents: dto.valueCents, currency, walletAvailableCents: wallet.availableCents },
+      };
+    }
+
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const claim = options.idempotencyKey
+        ? await claimIdempotencyKey(manager, {
+            scope: principal.accountId,
+            key: options.idempotencyKey,
+            operation: 'rewards.create',
+            requestHash: fingerprint(dto),
+          })
+        : null;
+      if (claim?.kind === 'replay') return { replay: claim.response };
+
+      const checked = await this.catalog.check(dto, currency, await this.catalog.load(currency, manager), manager);
+      const [written] = await this.writer.write(manager, {
+        accountId: principal.accountId,
+        currency,
+        source: sourceOf(principal, false),
+        checked: [checked],
+      });
+      await this.ledger.hold(manager, {
+        accountId: principal.accountId,
+        amountCents: dto.valueCents,
+        relatedType: 'reward',
+        relatedId: written.view.reward.id,
+        description: `Reward ${written.view.reward.id}`,
+      });
+      const body: CreateRewardResponseDto = { reward: toRewardDto(written.view), redemptionUrl: written.redemptionUrl };
+      await claim?.complete(201, body);
+      return { written: [written], body };
+    });
+
+    if ('replay' in outcome) {
+      return { status: 200, body: outcome.replay!.body as CreateRewardResponseDto, replayed: true };
+    }
+    await this.enqueue(outcome.written);
+    return { status: 201, body: outcome.body, replayed: false };
+  }
+
+  async sendBulk(
+    principal: Principal,
+    items: unknown[],
+    options: { idempotencyKey: string | null; dryRun: boolean },
+  ): Promise<SendOutcome<BulkResponseDto>> {
+    const { currency } = await this.ledger.getWallet(principal.accountId);
+    // Items are checked on their own: an invalid one fails with its own error and the rest go on.
+    const parsed = await Promise.all(items.map((item) => parseRewardRequest(item).catch((error: unknown) => error)));
+    const catalog = await this.catalog.load(currency);
+    const checked: (CheckedReward | ApiError)[] = [];
+    for (const item of parsed) {
+      checked.push(
+        item instanceof Error ? asApiError(item) : await this.catalog.check(item as CreateRewardDto, currency, catalog).catch(asApiError),
+      );
+    }
+
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const claim =
+        options.idempotencyKey && !options.dryRun
+          ? await claimIdempotencyKey(manager, {
+              scope: principal.accountId,
+              key: options.idempotencyKey,
+              operation: 'rewards.bulk',
+              requestHash: fingerprint(items),
+            })
+          : null;
+      if (claim?.kind === 'replay') return { replay: claim.response };
+
+      // Locked for the whole transaction: the affordability walk below cannot be overtaken.
+      const wallet = await this.ledger.lockForUpdate(manager, principal.accountId);
+      let available = wallet.availableCents;
+      let exhausted = false;
+      const accepted: { index: number; checked: CheckedReward }[] = [];
+      const results: BulkResultDto[] = checked.map((entry, index) => {
+        if (exhausted) return failed(index, 'skipped: insufficient_funds');
+        if (entry instanceof ApiError) return failed(index, `${entry.code}: ${entry.message}`);
+        if (entry.dto.valueCents > available) {
+          exhausted = true;
+          return failed(index, 'skipped: insufficient_funds');
+        }
+        available -= entry.dto.valueCents;
+        accepted.push({ index, checked: entry });
+        return { index, ok: true, rewardId: null, error: null };
+      });
+
+      let written: WrittenReward[] = [];
+      if (!options.dryRun && accepted.length > 0) {
+        written = await this.writer.write(manager, {
+          accountId: principal.accountId,
+          currency,
+          source: sourceOf(principal, true),
+          checked: accepted.map((a) => a.checked),
+        });
+        await this.ledger.holdMany(
+          manager,
+          principal.accountId,
+          written.map((w) => ({
+            amountCents: w.view.reward.faceValueCents,
+            relatedType: 'reward' as const,
+            relatedId: w.view.reward.id,
+            description: `Reward ${w.view.reward.id}`,
+          })),
+        );
+        accepted.forEach((a, i) => (results[a.index].rewardId = written[i].view.reward.id));
+      }
+      const sent = results.filter((r) => r.ok).length;
+      const body: BulkResponseDto = { dryRun: options.dryRun, sent, failed: results.length - sent, results };
+      await claim?.complete(207, body);
+      return { written, body };
+    });
+
+    if ('replay' in outcome) return { status: 207, body: outcome.replay!.body as BulkResponseDto, replayed: true };
+    await this.enqueue(outcome.written);
+    return { status: 207, body: outcome.body, replayed: false };
+  }
+
+  private enqueue(written: WrittenReward[]): Promise<void> {
+    return this.jobs.enqueue({ cardIds: written.flatMap((w) => w.cardIds), mailJobIds: written.map((w) => w.mailJobId) });
+  }
+}
+
+function failed(index: number, error: string): BulkResultDto {
+  return { index, ok: false, rewardId: null, error };
+}
+
+function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  throw error;
+}

@@ -1,0 +1,137 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiHeader, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
+import { ApiErrorResponses, ForbiddenError, parseIdempotencyKey } from '@app/core';
+import { BulkCreateRewardsDto, CreateRewardDto } from './dto/create-reward.dto';
+import {
+  BulkResponseDto,
+  CreateRewardResponseDto,
+  DryRunRewardResponseDto,
+  RewardListDto,
+  RewardResponseDto,
+  toRewardDto,
+} from './dto/reward.dto';
+import { DryRunQueryDto, GetRewardQueryDto, ListRewardsQueryDto } from './dto/reward-query.dto';
+import { RewardSender, SendOutcome } from './reward-sender.service';
+import { RewardsService } from './rewards.service';
+
+const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  required: false,
+  description:
+    'Up to 100 characters, scoped to your account, kept at least 24 h. A retry with the same key and body replays the ' +
+    'first response with status 200 and `Idempotent-Replayed: true`; the same key with another body is 422.',
+};
+
+@ApiTags('Rewards')
+@Controller('v1/rewards')
+export class RewardsController {
+  constructor(
+    private readonly sender: RewardSender,
+    private readonly rewards: RewardsService,
+  ) {}
+
+  @Post()
+  @RequireScope('rewards:write')
+  @ApiOperation({ operationId: 'createReward', summary: 'Send a reward', description: 'Holds the value from the wallet and e-mails the recipient a redemption link.' })
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiExtraModels(CreateRewardResponseDto, DryRunRewardResponseDto)
+  @ApiResponse({ status: 201, type: CreateRewardResponseDto, description: 'Created; funds held; e-mail queued.' })
+  @ApiResponse({
+    status: 200,
+    description: 'An idempotent replay of the first response, or the answer of a dry run.',
+    schema: { oneOf: [{ $ref: getSchemaPath(CreateRewardResponseDto) }, { $ref: getSchemaPath(DryRunRewardResponseDto) }] },
+  })
+  @ApiErrorResponses(400, 402, 422)
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateRewardDto,
+    @Query() query: DryRunQueryDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<CreateRewardResponseDto | DryRunRewardResponseDto> {
+    const outcome = await this.sender.send(principal, body, { idempotencyKey: parseIdempotencyKey(idempotencyKey), dryRun: query.dry_run });
+    return answer(response, outcome);
+  }
+
+  @Post('bulk')
+  @RequireScope('rewards:write')
+  @ApiOperation({
+    operationId: 'createRewardsBulk',
+    summary: 'Send up to 500 rewards',
+    description:
+      'Items are processed in order; an invalid item fails alone. The first item the wallet cannot afford ends ' +
+      'processing: it and every later item are `skipped: insufficient_funds`. `sent + failed` is the number of items.',
+  })
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiResponse({ status: 207, type: BulkResponseDto })
+  @ApiErrorResponses(400, 422)
+  async bulk(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: BulkCreateRewardsDto,
+    @Query() query: DryRunQueryDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<BulkResponseDto> {
+    const outcome = await this.sender.sendBulk(principal, body.rewards, { idempotencyKey: parseIdempotencyKey(idempotencyKey), dryRun: query.dry_run });
+    return answer(response, outcome);
+  }
+
+  @Get()
+  @RequireScope('rewards:read')
+  @ApiOperation({ operationId: 'listRewards', summary: 'Rewards, newest first' })
+  @ApiErrorResponses(400)
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListRewardsQueryDto): Promise<RewardListDto> {
+    const { views, total } = await this.rewards.list(principal.accountId, {
+      status: query.status,
+      externalId: query.external_id,
+      page: query.page,
+      pageSize: query.page_size,
+    });
+    return { rewards: views.map((view) => toRewardDto(view)), total, page: query.page, pageSize: query.page_size };
+  }
+
+  @Get(':id')
+  @RequireScope('rewards:read')
+  @ApiOperation({
+    operationId: 'getReward',
+    summary: 'One reward with its cards and timeline',
+    description: 'Credentials are masked unless `include_credentials=true`, which needs the `rewards:write` scope.',
+  })
+  @ApiErrorResponses(400, 404)
+  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: GetRewardQueryDto): Promise<RewardResponseDto> {
+    if (query.include_credentials && !principal.scopes.has('rewards:write')) {
+      throw new ForbiddenError('include_credentials=true needs the rewards:write scope.');
+    }
+    return { reward: toRewardDto(await this.rewards.get(principal.accountId, id), query.include_credentials) };
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @RequireScope('rewards:write')
+  @ApiOperation({
+    operationId: 'cancelReward',
+    summary: 'Cancel an unredeemed reward',
+    description: 'Value not yet turned into cards returns to the wallet; issued cards stay valid. REDEEMED, CANCELED and EXPIRED rewards give 422.',
+  })
+  @ApiErrorResponses(404, 422)
+  async cancel(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<RewardResponseDto> {
+    return { reward: toRewardDto(await this.rewards.cancel(principal.accountId, id)) };
+  }
+
+  @Post(':id/resend')
+  @HttpCode(200)
+  @RequireScope('rewards:write')
+  @ApiOperation({ operationId: 'resendReward', summary: 'E-mail the recipient again', description: 'Allowed in any state; adds `reward.resent` to the timeline.' })
+  @ApiErrorResponses(404)
+  async resend(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<RewardResponseDto> {
+    return { reward: toRewardDto(await this.rewards.resend(principal.accountId, id)) };
+  }
+}
+
+function answer<T>(response: Response, outcome: SendOutcome<T>): T {
+  response.status(outcome.status);
+  if (outcome.replayed) response.setHeader('Idempotent-Replayed', 'true');
+  return outcome.body;
+}

@@ -1,0 +1,60 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { parseMime, ParsedMail } from './mime';
+
+/**
+ * A real SMTP server in the test process. `failNext(n)` answers the next n messages with a
+ * temporary failure (451), as a mail relay under load does.
+ */
+export class SmtpSink {
+  readonly messages: ParsedMail[] = [];
+  private failures = 0;
+  private server?: SMTPServer;
+  private waiters: (() => void)[] = [];
+
+  async start(): Promise<string> {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData: (stream, _session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          if (this.failures > 0) {
+            this.failures -= 1;
+            const error = Object.assign(new Error('Temporary failure, try again later'), { responseCode: 451 });
+            return callback(error);
+          }
+          this.messages.push(parseMime(Buffer.concat(chunks).toString('utf8')));
+          this.waiters.splice(0).forEach((wake) => wake());
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `smtp://127.0.0.1:${(this.server!.server.address() as AddressInfo).port}`;
+  }
+
+  failNext(count: number): void {
+    this.failures = count;
+  }
+
+  /** Waits for a message matching `predicate`. */
+  async waitFor(predicate: (mail: ParsedMail) => boolean, timeoutMs = 20_000): Promise<ParsedMail> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.messages.find(predicate);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no matching e-mail within ${timeoutMs} ms (got ${this.messages.length})`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
