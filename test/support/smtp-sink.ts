@@ -46,7 +46,9 @@ export class SmtpSink {
     for (;;) {
       const found = this.messages.find(predicate);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching e-mail within ${timeoutMs} ms (got ${this.messages.length})`);
+      if (Date.now() > deadline) {
+        throw new Error(`no matching e-mail within ${timeoutMs} ms; got: ${this.messages.map((m) => m.to).join(", ")}`);
+      }
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 200);

@@ -24,3 +24,4 @@ export * from './outbox/outbox';
 export * from './pagination/page-query.dto';
 export * from './idempotency/idempotency';
 export * from './queue/queues';
+export * from './database/rows';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccountService } from '@app/account';
-import { APP_CONFIG, AppConfig, hashSecret, randomToken } from '@app/core';
+import { APP_CONFIG, AppConfig, hashSecret, queryRows, randomToken } from '@app/core';
 import { Mailer, renderRewardEmail } from '@app/mail';
 import { MailJobEntity } from './entities/mail-job.entity';
 import { RedemptionLinkEntity } from './entities/redemption-link.entity';
@@ -22,13 +22,15 @@ export class RewardMailService {
   ) {}
 
   async send(mailJobId: string, finalAttempt: boolean): Promise<'sent' | 'skipped'> {
-    const [claimed] = await this.dataSource.query(
+    const [claimed] = await queryRows<{ reward_id: string }>(
+      this.dataSource.manager,
       `UPDATE mail_jobs SET attempts = attempts + 1 WHERE id = $1 AND status = 'PENDING' RETURNING reward_id`,
       [mailJobId],
     );
     if (!claimed) return 'skipped';
+    const rewardId = claimed.reward_id;
     try {
-      const reward = await this.dataSource.manager.findOneByOrFail(RewardEntity, { id: claimed.reward_id });
+      const reward = await this.dataSource.manager.findOneByOrFail(RewardEntity, { id: rewardId });
       const account = await this.accounts.get(reward.accountId);
       const token = randomToken(32);
       await this.dataSource.manager.insert(RedemptionLinkEntity, { tokenHash: hashSecret(token), rewardId: reward.id, channel: 'email' });

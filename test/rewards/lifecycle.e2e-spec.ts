@@ -1,0 +1,233 @@
+import { DataSource } from 'typeorm';
+import { CardIssuanceService, RewardBackgroundJobs } from '@app/rewards';
+import { expectLedgerInvariants } from '../support/ledger-invariants';
+import { eventually } from '../support/processes';
+import { CatalogPicks, catalogPicks, choiceReward, countRows, fixedReward, fund } from '../support/rewards';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+
+describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () => {
+  let t: TestApp;
+  /** No workers: cards stay PENDING until a test issues them itself. */
+  let paused: TestApp;
+  /** A second worker-side app on the same database, for races between workers. */
+  let secondWorker: TestApp;
+  let dataSource: DataSource;
+  let picks: CatalogPicks;
+  const merchants: SeededMerchant[] = [];
+
+  const newMerchant = async (app: TestApp, fundsCents: number) => {
+    const m = await seedMerchant(app);
+    merchants.push(m);
+    await fund(app, m, fundsCents);
+    return m;
+  };
+  const wallet = async (app: TestApp, m: SeededMerchant) => (await app.api.as(m.key).get('/v1/wallet')).body.wallet;
+  const reward = async (app: TestApp, m: SeededMerchant, id: string, query = '') =>
+    (await app.api.as(m.key).get(`/v1/rewards/${id}${query}`)).body.reward;
+  const settled = (app: TestApp, m: SeededMerchant, id: string, status: string) =>
+    eventually(async () => {
+      const r = await reward(app, m, id);
+      return r.status === status ? r : undefined;
+    });
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    paused = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+    secondWorker = await startTestApp();
+    dataSource = t.app.get(DataSource);
+    const m = await newMerchant(t, 100);
+    picks = await catalogPicks(t, m.key);
+  });
+  afterAll(async () => {
+    for (const m of merchants) await expectLedgerInvariants(dataSource, m.accountId);
+    await paused.close();
+    await secondWorker.close();
+    await t.close();
+  });
+
+  it('an API-only process (RUN_WORKERS=false) runs no processors or scheduled jobs', () => {
+    expect(() => paused.app.get(CardIssuanceService)).toThrow();
+    expect(() => paused.app.get(RewardBackgroundJobs)).toThrow();
+    expect(t.app.get(CardIssuanceService)).toBeInstanceOf(CardIssuanceService);
+  });
+
+  it('lists newest first, filters by status and external_id, paginates with total', async () => {
+    const m = await newMerchant(t, 100_000);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await t.api.as(m.key).post('/v1/rewards', choiceReward(1_000, { externalId: i % 2 ? 'odd' : 'even' }));
+      ids.push(res.body.reward.id);
+    }
+    await t.api.as(m.key).post(`/v1/rewards/${ids[0]}/cancel`);
+    const api = t.api.as(m.readKey);
+
+    const all = await api.get('/v1/rewards');
+    expect(all.body).toMatchObject({ total: 5, page: 1, pageSize: 25 });
+    expect(all.body.rewards.map((r: any) => r.id)).toEqual([...ids].reverse());
+
+    const page2 = await api.get('/v1/rewards?page=2&page_size=2');
+    expect(page2.body).toMatchObject({ total: 5, page: 2, pageSize: 2 });
+    expect(page2.body.rewards.map((r: any) => r.id)).toEqual([ids[2], ids[1]]);
+
+    expect((await api.get('/v1/rewards?status=CANCELED')).body.rewards.map((r: any) => r.id)).toEqual([ids[0]]);
+    const odd = await api.get('/v1/rewards?external_id=odd');
+    expect(odd.body.total).toBe(2);
+    expect(odd.body.rewards.map((r: any) => r.id)).toEqual([ids[3], ids[1]]);
+    expect((await api.get('/v1/rewards?status=REDEEMED&external_id=odd')).body).toMatchObject({ total: 0, rewards: [] });
+
+    for (const query of ['status=DONE', 'page=0', 'page_size=101', 'page_size=0', 'nope=1']) {
+      expect((await api.get(`/v1/rewards?${query}`)).status).toBe(400);
+    }
+  });
+
+  it("404 for an unknown reward and for another account's reward", async () => {
+    const [a, b] = [await newMerchant(t, 5_000), await newMerchant(t, 5_000)];
+    const res = await t.api.as(a.key).post('/v1/rewards', choiceReward(1_000));
+    const id = res.body.reward.id;
+    for (const path of [`/v1/rewards/${id}`, '/v1/rewards/rw_unknown']) {
+      const got = await t.api.as(b.key).get(path);
+      expect(got.status).toBe(404);
+      expect(got.body.error).toBe('not_found');
+    }
+    expect((await t.api.as(b.key).post(`/v1/rewards/${id}/cancel`)).status).toBe(404);
+    expect((await t.api.as(b.key).post(`/v1/rewards/${id}/resend`)).status).toBe(404);
+    expect((await reward(t, a, id)).status).toBe('SENT');
+  });
+
+  it('masks credentials unless include_credentials=true, which needs rewards:write', async () => {
+    const m = await newMerchant(t, 100_000);
+    const id = (await t.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward.id;
+    await settled(t, m, id, 'REDEEMED');
+    const masked = (await t.api.as(m.readKey).get(`/v1/rewards/${id}`)).body.reward.issuedCards[0].credentials;
+    const full = (await t.api.as(m.key).get(`/v1/rewards/${id}?include_credentials=true`)).body.reward.issuedCards[0].credentials;
+    const code = full.find((c: any) => c.type === 'text');
+    const maskedCode = masked.find((c: any) => c.type === 'text');
+    expect(code.value).not.toContain('•');
+    expect(maskedCode.value).toBe(`${'•'.repeat(code.value.length - 4)}${code.value.slice(-4)}`);
+    expect(masked.find((c: any) => c.type === 'date').value).toBe(full.find((c: any) => c.type === 'date').value);
+    const denied = await t.api.as(m.readKey).get(`/v1/rewards/${id}?include_credentials=true`);
+    expect(denied.status).toBe(403);
+    expect((await t.api.as(m.readKey).get(`/v1/rewards/${id}?include_credentials=maybe`)).status).toBe(400);
+  });
+
+  it('cancels a CHOICE reward: remaining value back to the wallet, reward.canceled, then 422 on a second cancel', async () => {
+    const m = await newMerchant(t, 10_000);
+    const id = (await t.api.as(m.key).post('/v1/rewards', choiceReward(4_000))).body.reward.id;
+    const res = await t.api.as(m.key).post(`/v1/rewards/${id}/cancel`);
+    expect(res.status).toBe(200);
+    expect(res.body.reward).toMatchObject({ status: 'CANCELED', remainingValueCents: 0 });
+    expect(res.body.reward.events.map((e: any) => e.type)).toEqual(['reward.created', 'reward.sent', 'reward.canceled']);
+    expect(await wallet(t, m)).toMatchObject({ availableCents: 10_000, reservedCents: 0 });
+    const again = await t.api.as(m.key).post(`/v1/rewards/${id}/cancel`);
+    expect(again.status).toBe(422);
+    expect(again.body).toMatchObject({ error: 'validation', message: expect.stringContaining('CANCELED') });
+    expect(await wallet(t, m)).toMatchObject({ availableCents: 10_000, reservedCents: 0 });
+  });
+
+  it('a redeemed reward cannot be cancelled (422) and keeps its card', async () => {
+    const m = await newMerchant(t, 100_000);
+    const id = (await t.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward.id;
+    await settled(t, m, id, 'REDEEMED');
+    const res = await t.api.as(m.key).post(`/v1/rewards/${id}/cancel`);
+    expect(res.status).toBe(422);
+    expect((await reward(t, m, id)).issuedCards[0].status).toBe('ISSUED');
+  });
+
+  it('cancelling a FIXED reward whose card is PENDING cancels the card; its issuance then issues nothing', async () => {
+    const m = await newMerchant(paused, 100_000);
+    const created = (await paused.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward;
+    const res = await paused.api.as(m.key).post(`/v1/rewards/${created.id}/cancel`);
+    expect(res.body.reward).toMatchObject({ status: 'CANCELED' });
+    expect(res.body.reward.issuedCards[0].status).toBe('CANCELED');
+    expect(await t.app.get(CardIssuanceService).issue(created.issuedCards[0].id)).toBe('skipped');
+    expect(await wallet(paused, m)).toMatchObject({ availableCents: 100_000, reservedCents: 0 });
+  });
+
+  it('a cancel racing the issuance of a FIXED card never leaves both a card and a refund', async () => {
+    const m = await newMerchant(paused, 1_000_000);
+    const issuance = t.app.get(CardIssuanceService);
+    for (let i = 0; i < 10; i++) {
+      const created = (await paused.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward;
+      const [cancel] = await Promise.all([
+        paused.api.as(m.key).post(`/v1/rewards/${created.id}/cancel`),
+        issuance.issue(created.issuedCards[0].id),
+      ]);
+      const after = await reward(paused, m, created.id);
+      const card = after.issuedCards[0];
+      if (cancel.status === 200) {
+        expect([after.status, card.status]).toEqual(['CANCELED', 'CANCELED']);
+      } else {
+        expect(cancel.status).toBe(422);
+        expect([after.status, card.status]).toEqual(['REDEEMED', 'ISSUED']);
+      }
+      const moves = await dataSource.query(
+        `SELECT kind FROM wallet_transactions WHERE related_id = $1 AND kind IN ('CAPTURE', 'RELEASE')`,
+        [card.id],
+      );
+      expect(moves).toHaveLength(1);
+    }
+    await expectLedgerInvariants(dataSource, m.accountId);
+  });
+
+  it('a FIXED card that fails to issue: card.failed, value back to the wallet, reward CANCELED without reward.canceled', async () => {
+    const m = await newMerchant(t, 10_000);
+    const id = (await t.api.as(m.key).post('/v1/rewards', fixedReward(picks.failingFixed))).body.reward.id;
+    const failed = await settled(t, m, id, 'CANCELED');
+    expect(failed.issuedCards[0].status).toBe('FAILED');
+    expect(failed.events.map((e: any) => e.type)).toEqual(['reward.created', 'reward.sent', 'card.failed']);
+    expect(await wallet(t, m)).toMatchObject({ availableCents: 10_000, reservedCents: 0 });
+    const [event] = await dataSource.query(`SELECT data FROM events WHERE type = 'card.failed' AND data->>'rewardId' = $1`, [id]);
+    expect(event.data).toEqual({ rewardId: id, card: expect.objectContaining({ status: 'FAILED', utid: picks.failingFixed.utid }) });
+  });
+
+  it('resend queues the e-mail again in any state and adds reward.resent to the timeline', async () => {
+    const m = await newMerchant(t, 10_000);
+    const id = (await t.api.as(m.key).post('/v1/rewards', choiceReward(1_000))).body.reward.id;
+    await t.api.as(m.key).post(`/v1/rewards/${id}/cancel`);
+    const res = await t.api.as(m.key).post(`/v1/rewards/${id}/resend`);
+    expect(res.status).toBe(200);
+    expect(res.body.reward.events.map((e: any) => e.type)).toEqual(['reward.created', 'reward.sent', 'reward.canceled', 'reward.resent']);
+    await eventually(async () => (await countRows(dataSource, `SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND status = 'SENT'`, [id])) === 2);
+    // reward.resent is part of the timeline only, not a webhook event.
+    expect(await countRows(dataSource, `SELECT 1 FROM events WHERE type = 'reward.resent'`, [])).toBe(0);
+  });
+
+  it('expiry: due rewards become EXPIRED once, value returned, with several workers sweeping at once', async () => {
+    const m = await newMerchant(paused, 50_000);
+    const soon = new Date(Date.now() + 1_500).toISOString();
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      ids.push((await paused.api.as(m.key).post('/v1/rewards', choiceReward(1_000, { expiresAt: soon }))).body.reward.id);
+    }
+    const later = (await paused.api.as(m.key).post('/v1/rewards', choiceReward(1_000, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() }))).body.reward.id;
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+
+    // Three sweepers at once, as three workers would.
+    const sweepers = [t, secondWorker, t].map((app) => app.app.get(RewardBackgroundJobs));
+    const counts = await Promise.all(sweepers.map((sweeper) => sweeper.expireDue(5)));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(12);
+
+    for (const id of ids) {
+      const r = await reward(paused, m, id);
+      expect(r).toMatchObject({ status: 'EXPIRED', remainingValueCents: 0 });
+      expect(r.events.filter((e: any) => e.type === 'reward.expired')).toHaveLength(1);
+    }
+    expect((await reward(paused, m, later)).status).toBe('SENT');
+    expect(await wallet(paused, m)).toMatchObject({ availableCents: 49_000, reservedCents: 1_000 });
+    expect((await paused.api.as(m.key).post(`/v1/rewards/${ids[0]}/cancel`)).status).toBe(422);
+  });
+
+  it('the account overview counts rewards and issued value from real data', async () => {
+    const m = await newMerchant(t, 100_000);
+    const fixed = (await t.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward.id;
+    await t.api.as(m.key).post('/v1/rewards', choiceReward(2_000));
+    const canceled = (await t.api.as(m.key).post('/v1/rewards', choiceReward(3_000))).body.reward.id;
+    await t.api.as(m.key).post(`/v1/rewards/${canceled}/cancel`);
+    await settled(t, m, fixed, 'REDEEMED');
+    const overview = (await t.api.as(m.readKey).get('/v1/account/overview')).body;
+    expect(overview).toEqual({
+      wallet: { availableCents: 100_000 - picks.fixedUsd.valueCents - 2_000, reservedCents: 2_000, currency: 'USD' },
+      stats: { totalRewards: 3, activeRewards: 1, redeemedRewards: 1, totalIssuedCents: picks.fixedUsd.valueCents },
+    });
+  });
+});

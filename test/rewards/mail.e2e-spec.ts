@@ -1,0 +1,101 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { expectLedgerInvariants } from '../support/ledger-invariants';
+import { parseMime } from '../support/mime';
+import { eventually } from '../support/processes';
+import { choiceReward, fund, recipient } from '../support/rewards';
+import { SmtpSink } from '../support/smtp-sink';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+
+describe('reward e-mail', () => {
+  const smtp = new SmtpSink();
+  let t: TestApp;
+  let merchant: SeededMerchant;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { SMTP_URL: await smtp.start(), MAIL_FROM: 'Rewards <rewards@mail.example>' } });
+    merchant = await seedMerchant(t, { name: 'Acme Inc' });
+    await fund(t, merchant, 100_000);
+    await t.api.as(merchant.key).patch('/v1/account/branding', {
+      senderName: 'Acme People Team',
+      logoUrl: 'https://cdn.acme.test/logo.png',
+      brandColor: '#0A7E4F',
+    });
+  });
+  afterAll(async () => {
+    await expectLedgerInvariants(t.app.get(DataSource), merchant.accountId);
+    await t.close();
+    await smtp.stop();
+  });
+
+  it('arrives over SMTP with HTML and text parts carrying the branding, the message, the value and a working link', async () => {
+    const to = recipient({ firstName: 'Grace' });
+    const res = await t.api.as(merchant.key).post('/v1/rewards', choiceReward(5_000, { recipient: to, message: 'Thank you for <b>everything</b> & more' }));
+    expect(res.status).toBe(201);
+    const mail = await smtp.waitFor((m) => m.to.includes(to.email));
+    expect(mail.to).toBe(to.email);
+
+    expect(mail.from).toMatch(/^"?Acme People Team"? <rewards@mail\.example>$/);
+    expect(mail.subject).toBe('Acme People Team sent you a $50.00 reward');
+    for (const part of [mail.html, mail.text]) {
+      expect(part).toContain('Grace');
+      expect(part).toContain('$50.00');
+    }
+    expect(mail.text).toContain('Thank you for <b>everything</b> & more');
+    expect(mail.html).toContain('Thank you for &lt;b&gt;everything&lt;/b&gt; &amp; more');
+    expect(mail.html).toContain('src="https://cdn.acme.test/logo.png"');
+    expect(mail.html).toContain('#0A7E4F');
+
+    const link = new RegExp(`${t.baseUrl}/r/([A-Za-z0-9]{43})`).exec(mail.text)?.[1];
+    expect(link).toBeDefined();
+    expect(mail.html).toContain(`${t.baseUrl}/r/${link}`);
+    // The e-mail's link is its own token, stored (hashed) for the same reward.
+    const rows = await t.app.get(DataSource).query(`SELECT channel FROM redemption_links WHERE reward_id = $1 ORDER BY channel`, [res.body.reward.id]);
+    expect(rows.map((r: any) => r.channel)).toEqual(['api', 'email']);
+  });
+
+  it('without a sender name, the account name signs the e-mail', async () => {
+    const other = await seedMerchant(t, { name: 'Plain Co' });
+    await fund(t, other, 10_000);
+    const to = recipient();
+    await t.api.as(other.key).post('/v1/rewards', choiceReward(1_000, { recipient: to }));
+    const mail = await smtp.waitFor((m) => m.to.includes(to.email));
+    expect(mail.from).toMatch(/^"?Plain Co"? </);
+    expect(mail.text).toContain(to.firstName);
+    await expectLedgerInvariants(t.app.get(DataSource), other.accountId);
+  });
+
+  it('retries when the SMTP server fails temporarily, and the e-mail is delivered once', async () => {
+    smtp.failNext(1);
+    const to = recipient();
+    const res = await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000, { recipient: to }));
+    await smtp.waitFor((m) => m.to.includes(to.email), 30_000);
+    const job = await eventually(async () => {
+      const [row] = await t.app.get(DataSource).query(`SELECT status, attempts FROM mail_jobs WHERE reward_id = $1`, [res.body.reward.id]);
+      return row.status === 'SENT' ? row : undefined;
+    });
+    expect(job).toEqual({ status: 'SENT', attempts: 2 });
+    expect(smtp.messages.filter((m) => m.to.includes(to.email))).toHaveLength(1);
+  });
+});
+
+describe('reward e-mail without SMTP_URL', () => {
+  it('is written as an .eml file in MAIL_OUTBOX_DIR', async () => {
+    const outbox = mkdtempSync(join(tmpdir(), 'outbox-'));
+    const t = await startTestApp({ env: { MAIL_OUTBOX_DIR: outbox } });
+    try {
+      const m = await seedMerchant(t);
+      await fund(t, m, 5_000);
+      const res = await t.api.as(m.key).post('/v1/rewards', choiceReward(2_500));
+      const file = await eventually(async () => readdirSync(outbox).find((f) => f.includes(res.body.reward.id)));
+      expect(file).toMatch(/\.eml$/);
+      const mail = parseMime(readFileSync(join(outbox, file), 'utf8'));
+      expect(mail.subject).toContain('$25.00');
+      expect(mail.html).toContain('/r/');
+    } finally {
+      await t.close();
+    }
+  });
+});
