@@ -1,0 +1,96 @@
+import { DataSource } from 'typeorm';
+import { GIFT_CARD_SUPPLIER, GiftCardSupplier } from '@app/catalog';
+import { WalletLedger } from '@app/wallet';
+import { CardIssuanceService, RewardWriter } from '@app/rewards';
+import { expectLedgerInvariants } from '../support/ledger-invariants';
+import { eventually, spawnBuilt } from '../support/processes';
+import { catalogPicks, fixedReward, fund } from '../support/rewards';
+import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
+
+/** The number of CAPTURE rows per card of an account: exactly one each, whatever happened. */
+async function capturesPerCard(dataSource: DataSource, accountId: string) {
+  return dataSource.query(
+    `SELECT c.id, c.status, count(t.id)::int AS captures
+       FROM reward_cards c LEFT JOIN wallet_transactions t ON t.related_id = c.id AND t.kind = 'CAPTURE'
+      WHERE c.account_id = $1 GROUP BY c.id, c.status`,
+    [accountId],
+  );
+}
+
+describe('card issuance survives a dying worker', () => {
+  let api: TestApp;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    api = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+    dataSource = api.app.get(DataSource);
+  });
+  afterAll(() => api.close());
+
+  it('dying after the supplier issued but before commit: the retry gets the same card and captures once', async () => {
+    const worker = await startTestApp();
+    try {
+      const m = await seedMerchant(api);
+      await fund(api, m, 100_000);
+      const picks = await catalogPicks(api, m.key);
+      const created = (await api.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward;
+      const cardId = created.issuedCards[0].id;
+
+      const real = worker.app.get<GiftCardSupplier>(GIFT_CARD_SUPPLIER);
+      const issuedBySupplier: string[] = [];
+      const dying: GiftCardSupplier = {
+        ...real,
+        issueCard: async (request) => {
+          const card = await real.issueCard(request);
+          issuedBySupplier.push(JSON.stringify(card.credentials));
+          throw new Error('worker died after the supplier answered'); // transient: the transaction rolls back
+        },
+      };
+      const crashing = new CardIssuanceService(dataSource, dying, worker.app.get(WalletLedger), worker.app.get(RewardWriter));
+      await expect(crashing.issue(cardId)).rejects.toThrow('worker died');
+      expect((await capturesPerCard(dataSource, m.accountId))[0]).toMatchObject({ status: 'PENDING', captures: 0 });
+
+      expect(await worker.app.get(CardIssuanceService).issue(cardId)).toBe('issued');
+      expect(await worker.app.get(CardIssuanceService).issue(cardId)).toBe('skipped');
+      const card = (await api.api.as(m.key).get(`/v1/rewards/${created.id}?include_credentials=true`)).body.reward.issuedCards[0];
+      expect(JSON.stringify(card.credentials)).toBe(issuedBySupplier[0]);
+      expect(await capturesPerCard(dataSource, m.accountId)).toEqual([{ id: cardId, status: 'ISSUED', captures: 1 }]);
+      await expectLedgerInvariants(dataSource, m.accountId);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a worker process killed mid-issuance and a new one started: every card issued once, ledger intact', async () => {
+    const m = await seedMerchant(api);
+    await fund(api, m, 1_000_000);
+    const picks = await catalogPicks(api, m.key);
+    const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: api.config.queuePrefix };
+
+    const first = spawnBuilt('worker', [], env);
+    const rewards: string[] = [];
+    for (let i = 0; i < 24; i++) rewards.push((await api.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward.id);
+    // Kill it as soon as some cards are issued and others are not: some jobs are mid-flight.
+    await eventually(async () => {
+      const issued = (await capturesPerCard(dataSource, m.accountId)).filter((c: any) => c.status === 'ISSUED').length;
+      return issued > 0;
+    }, 30_000, 20);
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const before = (await capturesPerCard(dataSource, m.accountId)).filter((c: any) => c.status === 'ISSUED').length;
+    expect(before).toBeLessThan(24);
+
+    const second = spawnBuilt('worker', [], env);
+    try {
+      await eventually(async () => (await capturesPerCard(dataSource, m.accountId)).every((c: any) => c.status === 'ISSUED'), 60_000, 250);
+    } finally {
+      second.kill('SIGTERM');
+    }
+    const cards = await capturesPerCard(dataSource, m.accountId);
+    expect(cards).toHaveLength(24);
+    expect(cards.every((c: any) => c.captures === 1)).toBe(true);
+    for (const id of rewards) expect((await api.api.as(m.key).get(`/v1/rewards/${id}`)).body.reward.status).toBe('REDEEMED');
+    const wallet = await expectLedgerInvariants(dataSource, m.accountId);
+    expect(wallet).toMatchObject({ available: 1_000_000 - 24 * picks.fixedUsd.valueCents, reserved: 0 });
+  }, 120_000);
+});
