@@ -26,6 +26,15 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /webhooks/stripe': 'public',
   'GET /checkout/complete': 'public',
   'GET /checkout/canceled': 'public',
+  'POST /v1/webhook-endpoints': 'webhooks:write',
+  'GET /v1/webhook-endpoints': 'webhooks:read',
+  'GET /v1/webhook-endpoints/:id': 'webhooks:read',
+  'PATCH /v1/webhook-endpoints/:id': 'webhooks:write',
+  'DELETE /v1/webhook-endpoints/:id': 'webhooks:write',
+  'POST /v1/webhook-endpoints/:id/rotate-secret': 'webhooks:write',
+  'POST /v1/webhook-endpoints/:id/test': 'webhooks:write',
+  'GET /v1/webhook-endpoints/:id/deliveries': 'webhooks:read',
+  'POST /v1/webhook-endpoints/:id/deliveries/:deliveryId/retry': 'webhooks:write',
 };
 
 describe('OpenAPI contract and route scopes', () => {

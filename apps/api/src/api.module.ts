@@ -5,6 +5,7 @@ import { AppConfig, InfrastructureModule } from '@app/core';
 import { AccountOverviewModule } from '@app/overview';
 import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
+import { WebhooksModule } from '@app/webhooks';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { HealthController } from './health.controller';
 
@@ -21,6 +22,7 @@ export class ApiModule {
         WalletModule,
         TopupsModule,
         AccountOverviewModule,
+        WebhooksModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],
