@@ -11,7 +11,7 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-export type Responder = (request: ReceivedWebhook, res: ServerResponse) => void | Promise<void>;
+export type Responder = (request: ReceivedWebhook, res: ServerResponse) => unknown;
 
 /**
  * A merchant's receiver on 127.0.0.1: records every POST with its raw body and answers as each
