@@ -34,6 +34,7 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /v1/webhook-endpoints/:id/rotate-secret': 'webhooks:write',
   'POST /v1/webhook-endpoints/:id/test': 'webhooks:write',
   'GET /v1/webhook-endpoints/:id/deliveries': 'webhooks:read',
+  'GET /v1/webhook-endpoints/:id/deliveries/:deliveryId': 'webhooks:read',
   'POST /v1/webhook-endpoints/:id/deliveries/:deliveryId/retry': 'webhooks:write',
 };
 

@@ -133,14 +133,12 @@ describe('webhook delivery', () => {
       return list[0]?.status === 'SUCCEEDED' && list;
     });
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts: 3, responseStatus: 200, lastError: null });
-    const attempts = await t.app
-      .get(DataSource)
-      .query('SELECT attempt, succeeded, response_status, duration_ms FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt', [delivery.id]);
-    expect(attempts).toEqual([
-      { attempt: 1, succeeded: false, response_status: 500, duration_ms: expect.any(Number) },
-      { attempt: 2, succeeded: false, response_status: 500, duration_ms: expect.any(Number) },
-      { attempt: 3, succeeded: true, response_status: 200, duration_ms: expect.any(Number) },
-    ]);
+    const detail = await t.api.as(merchant.readKey).get(`/v1/webhook-endpoints/${id}/deliveries/${delivery.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body.delivery).toEqual(delivery);
+    const attempt = (n: number, status: number, succeeded: boolean, error: string | null) =>
+      ({ attempt: n, succeeded, responseStatus: status, error, startedAt: expect.any(String), durationMs: expect.any(Number) });
+    expect(detail.body.attempts).toEqual([attempt(1, 500, false, 'HTTP 500'), attempt(2, 500, false, 'HTTP 500'), attempt(3, 200, true, null)]);
   });
 
   it('a 429 or 503 with Retry-After is retried no sooner than asked', async () => {
@@ -233,10 +231,10 @@ describe('webhook delivery', () => {
       return list[0]?.status === 'SUCCEEDED' && list;
     });
     expect(delivery.attempts).toBe(2);
-    const [attempt] = await t.app
-      .get(DataSource)
-      .query('SELECT error, response_status FROM webhook_delivery_attempts WHERE delivery_id = $1 AND attempt = 1', [delivery.id]);
-    expect(attempt).toEqual({ error: 'timed out after 1000 ms', response_status: null });
+    const detail = await t.api.as(merchant.readKey).get(`/v1/webhook-endpoints/${id}/deliveries/${delivery.id}`);
+    expect(detail.body.attempts[0]).toMatchObject({ succeeded: false, error: 'timed out after 1000 ms', responseStatus: null });
+    expect(detail.body.attempts[0].durationMs).toBeGreaterThanOrEqual(1000);
+    expect(detail.body.attempts[0].durationMs).toBeLessThan(2000);
   });
 
   it('a redirect is not followed: it is a failed attempt', async () => {

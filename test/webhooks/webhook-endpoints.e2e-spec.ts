@@ -153,6 +153,7 @@ describe('webhook endpoints API', () => {
       await write.get('/v1/webhook-endpoints'),
       await write.get(`/v1/webhook-endpoints/${id}`),
       await write.get(`/v1/webhook-endpoints/${id}/deliveries`),
+      await write.get(`/v1/webhook-endpoints/${id}/deliveries/whd_x`),
     ]) {
       expect(res.status).toBe(403);
     }
@@ -172,6 +173,7 @@ describe('webhook endpoints API', () => {
       await api.post(`/v1/webhook-endpoints/${id}/rotate-secret`, {}),
       await api.post(`/v1/webhook-endpoints/${id}/test`),
       await api.get(`/v1/webhook-endpoints/${id}/deliveries`),
+      await api.get(`/v1/webhook-endpoints/${id}/deliveries/whd_x`),
       await api.post(`/v1/webhook-endpoints/${id}/deliveries/whd_x/retry`),
     ]) {
       expect(res.status).toBe(404);

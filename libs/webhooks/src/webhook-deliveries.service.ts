@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { newId, NotFoundError, pageWindow, ValidationError } from '@app/core';
 import { DeliveryScheduler } from './delivery/delivery-scheduler';
+import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 
@@ -12,6 +13,7 @@ export class WebhookDeliveriesService {
   constructor(
     @InjectRepository(WebhookDeliveryEntity) private readonly deliveries: Repository<WebhookDeliveryEntity>,
     @InjectRepository(WebhookEndpointEntity) private readonly endpoints: Repository<WebhookEndpointEntity>,
+    @InjectRepository(WebhookDeliveryAttemptEntity) private readonly attempts: Repository<WebhookDeliveryAttemptEntity>,
     private readonly scheduler: DeliveryScheduler,
   ) {}
 
@@ -24,6 +26,15 @@ export class WebhookDeliveriesService {
       .where('d.endpoint_id = :endpointId AND d.account_id = :accountId', { endpointId, accountId });
     const [items, total] = await Promise.all([query.clone().orderBy('d.seq', 'DESC').limit(limit).offset(offset).getMany(), query.getCount()]);
     return { items, total };
+  }
+
+  /** One delivery with every attempt, oldest first. */
+  async get(accountId: string, endpointId: string, deliveryId: string) {
+    await this.endpoint(accountId, endpointId);
+    const delivery = await this.deliveries.findOneBy({ id: deliveryId, endpointId, accountId });
+    if (!delivery) throw new NotFoundError('Webhook delivery');
+    const attempts = await this.attempts.find({ where: { deliveryId }, order: { attempt: 'ASC' } });
+    return { delivery, attempts };
   }
 
   /** Queues a signed `ping` to this endpoint only; it goes through the same path as real events. */

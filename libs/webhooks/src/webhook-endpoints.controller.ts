@@ -3,8 +3,10 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiErrorResponses } from '@app/core';
 import {
+  toWebhookDeliveryAttemptDto,
   toWebhookDeliveryDto,
   WebhookDeliveriesQueryDto,
+  WebhookDeliveryDetailDto,
   WebhookDeliveryListDto,
   WebhookDeliveryResponseDto,
 } from './dto/webhook-delivery.dto';
@@ -131,6 +133,19 @@ export class WebhookEndpointsController {
   ): Promise<WebhookDeliveryListDto> {
     const { items, total } = await this.deliveries.list(principal.accountId, id, query.page, query.page_size);
     return { deliveries: items.map(toWebhookDeliveryDto), total };
+  }
+
+  @Get(':id/deliveries/:deliveryId')
+  @RequireScope('webhooks:read')
+  @ApiOperation({ operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt: status, timing and error' })
+  @ApiErrorResponses(404)
+  async getDelivery(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<WebhookDeliveryDetailDto> {
+    const { delivery, attempts } = await this.deliveries.get(principal.accountId, id, deliveryId);
+    return { delivery: toWebhookDeliveryDto(delivery), attempts: attempts.map(toWebhookDeliveryAttemptDto) };
   }
 
   @Post(':id/deliveries/:deliveryId/retry')

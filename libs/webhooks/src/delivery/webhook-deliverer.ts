@@ -63,8 +63,11 @@ export class WebhookDeliverer {
     const error = outcome.error ?? (succeeded ? null : describeStatus(outcome.status!));
     await this.dataSource.transaction(async (manager) => {
       await manager.query(
+        // The endpoint (and its deliveries) may have been deleted during the attempt: then there is nothing to record.
         `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, succeeded, response_status, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (delivery_id, attempt) DO NOTHING`,
+         SELECT $1::text, $2::int, $3::timestamptz, $4::int, $5::boolean, $6::int, $7::text
+          WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1::text)
+         ON CONFLICT (delivery_id, attempt) DO NOTHING`,
         [claimed.id, claimed.attempts, started, outcome.durationMs, succeeded, outcome.status, error],
       );
       await manager.query(

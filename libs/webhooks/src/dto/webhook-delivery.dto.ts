@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
+import { WebhookDeliveryAttemptEntity } from '../entities/webhook-delivery-attempt.entity';
 import { DELIVERY_STATUSES, WebhookDeliveryEntity } from '../entities/webhook-delivery.entity';
 
 export class WebhookDeliveryDto {
@@ -77,5 +78,45 @@ export function toWebhookDeliveryDto(delivery: WebhookDeliveryEntity): WebhookDe
     createdAt: delivery.createdAt.toISOString(),
     lastAttemptAt: delivery.lastAttemptAt ? delivery.lastAttemptAt.toISOString() : null,
     nextAttemptAt: delivery.nextAttemptAt ? delivery.nextAttemptAt.toISOString() : null,
+  };
+}
+
+export class WebhookDeliveryAttemptDto {
+  /** 1 for the first attempt. */
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  attempt: number;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  startedAt: string;
+
+  /** From the start of the attempt to the receiver's full answer (or the failure). */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  durationMs: number;
+
+  succeeded: boolean;
+
+  /** The receiver's HTTP status; null when none answered. */
+  @ApiProperty({ type: 'integer', nullable: true })
+  responseStatus: number | null;
+
+  /** Why the attempt failed, briefly (timeout, connection refused, TLS, a refused target, a non-2xx status); null on success. */
+  @ApiProperty({ type: String, nullable: true })
+  error: string | null;
+}
+
+export class WebhookDeliveryDetailDto {
+  delivery: WebhookDeliveryDto;
+  /** Every attempt, oldest first. */
+  attempts: WebhookDeliveryAttemptDto[];
+}
+
+export function toWebhookDeliveryAttemptDto(attempt: WebhookDeliveryAttemptEntity): WebhookDeliveryAttemptDto {
+  return {
+    attempt: attempt.attempt,
+    startedAt: attempt.startedAt.toISOString(),
+    durationMs: attempt.durationMs,
+    succeeded: attempt.succeeded,
+    responseStatus: attempt.responseStatus,
+    error: attempt.error,
   };
 }
