@@ -61,3 +61,41 @@ describe('webhook relay with several workers', () => {
     expect(request.json.data.topupId).toBe(res.body.topup.id);
   });
 });
+
+/** `npm run start:api` (RUN_WORKERS=false) sends nothing itself; a worker started later catches up. */
+describe('API-only process and a worker started later', () => {
+  let api: TestApp;
+  let worker: TestApp | undefined;
+  let receiver: WebhookReceiver;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    env = { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' };
+    api = await startTestApp({ env: { ...env, RUN_WORKERS: 'false' } });
+  });
+  afterAll(async () => {
+    await Promise.all([api?.close(), worker?.close()]);
+    await receiver.close();
+  });
+
+  it('the API process fans out and delivers nothing; the worker then delivers the backlog, event and ping', async () => {
+    const merchant = await seedMerchant(api);
+    const created = await api.api.as(merchant.key).post('/v1/webhook-endpoints', { url: receiver.url('/later'), events: [] });
+    const endpointId = created.body.webhookEndpoint.id;
+    const topup = await api.api.as(merchant.key).post('/v1/topups', { amountCents: 2500 });
+    expect(topup.status).toBe(201);
+    const ping = await api.api.as(merchant.key).post(`/v1/webhook-endpoints/${endpointId}/test`);
+    expect(ping.status).toBe(202);
+
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.received).toHaveLength(0);
+    const [{ undispatched }] = await api.app.get(DataSource).query(`SELECT count(*)::int AS undispatched FROM events WHERE dispatched_at IS NULL`);
+    expect(undispatched).toBe(1);
+    expect((await api.api.as(merchant.readKey).get(`/v1/webhook-endpoints/${endpointId}/deliveries`)).body.deliveries).toHaveLength(1);
+
+    worker = await startTestApp({ env: { ...env, QUEUE_PREFIX: api.config.queuePrefix } });
+    await eventually(async () => receiver.at('/later').length === 2);
+    expect(receiver.at('/later').map((r) => r.json.type).sort()).toEqual(['ping', 'wallet.credited']);
+  });
+});
