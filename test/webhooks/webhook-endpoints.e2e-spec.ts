@@ -95,7 +95,18 @@ describe('webhook endpoints API', () => {
     expect(bad.status).toBe(400);
     const badUrl = await api.patch(`/v1/webhook-endpoints/${id}`, { url: 'gopher://x' });
     expect(badUrl.status).toBe(400);
-    expect((await api.get(`/v1/webhook-endpoints/${id}`)).body.webhookEndpoint.url).toBe('https://hooks.example.com/b');
+    for (const body of [{ url: null }, { events: null }, { active: null }, { active: 'no' }, { secret: 'whsec_mine' }]) {
+      const res = await api.patch(`/v1/webhook-endpoints/${id}`, body);
+      expect(res.status).toBe(400);
+      expect(res.body.issues[0].path).toBe(Object.keys(body)[0]);
+    }
+    expect((await api.get(`/v1/webhook-endpoints/${id}`)).body.webhookEndpoint).toMatchObject({
+      url: 'https://hooks.example.com/b',
+      events: ['card.issued'],
+      active: true,
+    });
+    const cleared = await api.patch(`/v1/webhook-endpoints/${id}`, { description: null });
+    expect(cleared.body.webhookEndpoint.description).toBeNull();
   });
 
   it('deletes an endpoint: 204, then 404', async () => {

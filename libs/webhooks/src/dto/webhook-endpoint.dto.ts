@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { EVENT_TYPES, MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
 import { WebhookEndpointEntity } from '../entities/webhook-endpoint.entity';
 
@@ -29,14 +29,15 @@ export class CreateWebhookEndpointDto {
 }
 
 export class UpdateWebhookEndpointDto {
-  @IsOptional()
+  // Absent means unchanged; null is refused (ValidateIf, unlike IsOptional, still validates null).
+  @ValidateIf((_, value) => value !== undefined)
   @IsString()
   @MaxLength(2048)
   @ApiProperty({ format: 'uri', maxLength: 2048, required: false })
   url?: string;
 
   /** Replaces the subscription; an empty array subscribes to every event. */
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsArray()
   @ArrayUnique()
   @ArrayMaxSize(EVENT_TYPES.length)
@@ -44,13 +45,15 @@ export class UpdateWebhookEndpointDto {
   @ApiProperty({ type: [String], enum: EVENT_TYPES, required: false })
   events?: string[];
 
+  /** A note for your own reference; null clears it. */
   @IsOptional()
   @IsString()
   @MaxLength(500)
-  description?: string;
+  @ApiProperty({ type: String, nullable: true, required: false, maxLength: 500 })
+  description?: string | null;
 
   /** `false` pauses the endpoint: it receives nothing, and deliveries already pending wait. `true` resumes them. */
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsBoolean()
   active?: boolean;
 }
