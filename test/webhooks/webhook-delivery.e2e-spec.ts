@@ -1,3 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { recordEvent } from '@app/core';
 import { WEBHOOK_DNS_RESOLVER } from '@app/webhooks';
@@ -330,6 +336,34 @@ describe('webhook delivery', () => {
     const [request] = await eventually(async () => receiver.at(path).length > 0 && receiver.at(path), 20_000);
     expect(request.body).toBe(body);
     expect(request.headers['x-webhook-id']).toBe('evt_lostjob');
+  });
+
+  it('https to a receiver whose certificate does not verify (self-signed) is a failed attempt: TLS is verified', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=tls.example.test',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    let handshakes = 0;
+    const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('ok'));
+    server.on('secureConnection', () => handshakes++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      dns.set('tls.example.test', '127.0.0.1');
+      const merchant = await seedMerchant(t);
+      const port = (server.address() as AddressInfo).port;
+      const res = await t.api.as(merchant.key).post('/v1/webhook-endpoints', { url: `https://tls.example.test:${port}/hook`, events: [] });
+      expect(res.status).toBe(201);
+      await topUp(merchant);
+      const [delivery] = await eventually(async () => {
+        const list = await deliveries(merchant, res.body.webhookEndpoint.id);
+        return list[0]?.attempts >= 1 && list;
+      });
+      expect(delivery.status).not.toBe('SUCCEEDED');
+      expect(delivery.responseStatus).toBeNull();
+      expect(delivery.lastError).toMatch(/SELF_SIGNED|certificate/i);
+      expect(handshakes).toBe(0);
+    } finally {
+      server.close();
+    }
   });
 
   it("connects to the address the name resolved to when checked, keeping the URL's Host", async () => {
