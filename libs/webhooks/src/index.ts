@@ -4,4 +4,3 @@ export * from './entities/webhook-endpoint.entity';
 export * from './entities/webhook-delivery.entity';
 export * from './targets/dns-resolver';
 export * from './delivery/webhook-signer';
-export * from './delivery/webhook-relay';
