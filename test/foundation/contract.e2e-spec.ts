@@ -34,6 +34,16 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /v1/rewards/:id/resend': 'rewards:write',
   'GET /v1/catalog': 'catalog:read',
   'GET /v1/catalog/brands/:brandKey': 'catalog:read',
+  'POST /v1/webhook-endpoints': 'webhooks:write',
+  'GET /v1/webhook-endpoints': 'webhooks:read',
+  'GET /v1/webhook-endpoints/:id': 'webhooks:read',
+  'PATCH /v1/webhook-endpoints/:id': 'webhooks:write',
+  'DELETE /v1/webhook-endpoints/:id': 'webhooks:write',
+  'POST /v1/webhook-endpoints/:id/rotate-secret': 'webhooks:write',
+  'POST /v1/webhook-endpoints/:id/test': 'webhooks:write',
+  'GET /v1/webhook-endpoints/:id/deliveries': 'webhooks:read',
+  'GET /v1/webhook-endpoints/:id/deliveries/:deliveryId': 'webhooks:read',
+  'POST /v1/webhook-endpoints/:id/deliveries/:deliveryId/retry': 'webhooks:write',
 };
 
 describe('OpenAPI contract and route scopes', () => {

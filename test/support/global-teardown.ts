@@ -9,7 +9,12 @@ export default async function globalTeardown(): Promise<void> {
   url.pathname = '/postgres';
   const client = new Client({ connectionString: url.toString() });
   await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  // The run's database and the isolated ones some suites make (named `<run database>_<suffix>`).
+  const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`, [
+    name,
+    `${name.replace(/_/g, '\\_')}\\_%`,
+  ]);
+  for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   await client.end();
 
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');

@@ -3,7 +3,7 @@ import type { ModuleMetadata } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { ApiKeyService, MerchantService } from '@app/account';
-import { AppConfig, loadConfig, randomToken } from '@app/core';
+import { AppConfig, loadConfig, prepareInfrastructure, randomToken } from '@app/core';
 import { ApiModule } from '../../apps/api/src/api.module';
 import { API_APP_OPTIONS, configureApp } from '../../apps/api/src/configure-app';
 import { ApiClient } from './api-client';
@@ -21,6 +21,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Extra controllers or providers, for tests that need a route the product does not have. */
   extra?: Pick<ModuleMetadata, 'controllers' | 'providers'>;
+  /** Providers replaced everywhere they are declared (e.g. the OS DNS resolver), for what a test cannot arrange for real. */
+  overrides?: { provide: unknown; useValue: unknown }[];
 }
 
 export function freePort(): Promise<number> {
@@ -47,16 +49,30 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${randomToken(4)}`,
     ...options.env,
   });
-  const moduleRef = await Test.createTestingModule({
+  const builder = Test.createTestingModule({
     imports: [ApiModule.register(config)],
     controllers: options.extra?.controllers,
     providers: options.extra?.providers,
-  }).compile();
+  });
+  for (const { provide, useValue } of options.overrides ?? []) builder.overrideProvider(provide).useValue(useValue);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(API_APP_OPTIONS);
   configureApp(app);
   await app.listen(port, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;
   return { app, config, baseUrl, api: new ApiClient(baseUrl), close: () => app.close() };
+}
+
+/**
+ * A database of its own, migrated, for suites whose apps must not see other suites' events (every
+ * app with workers runs the outbox relay over its whole database). Dropped by the global teardown.
+ */
+export async function isolatedDatabase(): Promise<{ DATABASE_URL: string }> {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `${url.pathname}_${randomToken(4).toLowerCase()}`;
+  const env = { DATABASE_URL: url.toString() };
+  await prepareInfrastructure(loadConfig({ ...process.env, ...env }));
+  return env;
 }
 
 export interface SeededMerchant {

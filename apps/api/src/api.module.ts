@@ -7,6 +7,7 @@ import { AccountOverviewModule } from '@app/overview';
 import { RewardsModule } from '@app/rewards';
 import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
+import { WebhooksModule } from '@app/webhooks';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { HealthController } from './health.controller';
 
@@ -25,6 +26,7 @@ export class ApiModule {
         AccountOverviewModule,
         CatalogModule,
         RewardsModule,
+        WebhooksModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],

@@ -18,6 +18,7 @@ export * from './redis/redis.module';
 export * from './logging/logging.module';
 export * from './bootstrap/run-process';
 export * from './queue/queue.module';
+export * from './queue/queues';
 export * from './infrastructure.module';
 export * from './outbox/outbox-event.entity';
 export * from './outbox/outbox';

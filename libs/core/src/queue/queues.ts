@@ -4,6 +4,7 @@
  */
 export const CARD_ISSUANCE_QUEUE = 'card-issuance';
 export const MAIL_QUEUE = 'mail';
+export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
 
 export interface CardIssuanceJob {
   cardId: string;
@@ -11,4 +12,9 @@ export interface CardIssuanceJob {
 
 export interface MailJob {
   mailJobId: string;
+}
+
+/** One attempt at one webhook delivery. The job id is `<deliveryId>.<attempt>` so a re-enqueue of the same attempt is a no-op. */
+export interface WebhookDeliveryJob {
+  deliveryId: string;
 }

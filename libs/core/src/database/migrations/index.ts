@@ -1,6 +1,7 @@
 import { AccountsAndCredentials1763750000000 } from './1763750000000-accounts-and-credentials';
 import { Catalog1763760000000 } from './1763760000000-catalog';
 import { WalletLedgerOutboxTopups1763770000000 } from './1763770000000-wallet-ledger-outbox-topups';
+import { Webhooks1763780000000 } from './1763780000000-webhooks';
 import { Rewards1763800000000 } from './1763800000000-rewards';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
@@ -8,5 +9,6 @@ export const MIGRATIONS = [
   AccountsAndCredentials1763750000000,
   Catalog1763760000000,
   WalletLedgerOutboxTopups1763770000000,
+  Webhooks1763780000000,
   Rewards1763800000000,
 ];

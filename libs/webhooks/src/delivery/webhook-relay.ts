@@ -1,0 +1,176 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig, newId } from '@app/core';
+import { DeliveryScheduler } from './delivery-scheduler';
+
+const BATCH_SIZE = 100;
+/** Safety net under LISTEN/NOTIFY: a missed notification delays an event by at most this. */
+const POLL_INTERVAL_MS = 1_000;
+const SWEEP_INTERVAL_MS = 5_000;
+/** A due delivery older than this with no attempt under way has lost its job. */
+const SWEEP_GRACE_SECONDS = 10;
+const RECONNECT_DELAY_MS = 2_000;
+
+interface OutboxRow {
+  id: string;
+  account_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+/**
+ * The outbox relay. Each committed event becomes one delivery per active, subscribed endpoint of
+ * its account, and is marked dispatched in the same transaction; `FOR UPDATE SKIP LOCKED` lets
+ * any number of workers share the work without taking one event twice, and the unique
+ * (endpoint, event) key makes a repeated fan-out harmless. Jobs are enqueued after the commit;
+ * if the process dies in between, the sweep finds the due deliveries and enqueues them.
+ */
+@Injectable()
+export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookRelay.name);
+  private listener: Client | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private running: Promise<void> | null = null;
+  private rerun = false;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly scheduler: DeliveryScheduler,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listen();
+    this.timers.push(setInterval(() => this.wake(), POLL_INTERVAL_MS));
+    this.timers.push(setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS));
+    this.wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.timers.forEach(clearInterval);
+    this.timers = [];
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    await this.running;
+  }
+
+  /** Runs the fan-out now, or once more right after the run in progress. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.rerun = true;
+      return;
+    }
+    this.running = this.drain()
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.error({ err: error }, 'webhook fan-out failed; retrying on the next poll'))
+      .finally(() => {
+        this.running = null;
+        if (this.rerun) {
+          this.rerun = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Fans out undispatched events until none is left; returns how many events it took. */
+  async drain(): Promise<number> {
+    let total = 0;
+    while (!this.stopped) {
+      const taken = await this.dispatchBatch();
+      total += taken;
+      if (taken < BATCH_SIZE) break;
+    }
+    return total;
+  }
+
+  private async dispatchBatch(): Promise<number> {
+    const { taken, deliveryIds } = await this.dataSource.transaction(async (manager) => {
+      const events = (await manager.query(
+        `SELECT id, account_id, type, data, created_at FROM events
+          WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [BATCH_SIZE],
+      )) as OutboxRow[];
+      if (events.length === 0) return { taken: 0, deliveryIds: [] as string[] };
+
+      const endpoints = (await manager.query(
+        `SELECT id, account_id, events FROM webhook_endpoints WHERE active AND account_id = ANY($1::text[])`,
+        [[...new Set(events.map((e) => e.account_id))]],
+      )) as { id: string; account_id: string; events: string[] }[];
+
+      const rows = { id: [] as string[], endpoint: [] as string[], account: [] as string[], event: [] as string[], type: [] as string[], payload: [] as string[] };
+      for (const event of events) {
+        const payload = JSON.stringify({ id: event.id, type: event.type, createdAt: event.created_at.toISOString(), data: event.data });
+        for (const endpoint of endpoints) {
+          if (endpoint.account_id !== event.account_id) continue;
+          if (endpoint.events.length > 0 && !endpoint.events.includes(event.type)) continue;
+          rows.id.push(newId('whd'));
+          rows.endpoint.push(endpoint.id);
+          rows.account.push(event.account_id);
+          rows.event.push(event.id);
+          rows.type.push(event.type);
+          rows.payload.push(payload);
+        }
+      }
+      let created: { id: string }[] = [];
+      if (rows.id.length) {
+        created = (await manager.query(
+          `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, payload, next_attempt_at)
+           SELECT u.id, u.endpoint_id, u.account_id, u.event_id, u.event_type, u.payload::json, clock_timestamp()
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+                  AS u(id, endpoint_id, account_id, event_id, event_type, payload)
+           ON CONFLICT (endpoint_id, event_id) DO NOTHING
+           RETURNING id`,
+          [rows.id, rows.endpoint, rows.account, rows.event, rows.type, rows.payload],
+        )) as { id: string }[];
+      }
+      await manager.query(`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY($1::text[])`, [events.map((e) => e.id)]);
+      return { taken: events.length, deliveryIds: created.map((c) => c.id) };
+    });
+    await Promise.all(deliveryIds.map((id) => this.scheduler.enqueue(id, 1)));
+    return taken;
+  }
+
+  /** Re-enqueues due deliveries whose job was lost (a crash after commit, a Redis hiccup). */
+  async sweep(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const due = (await this.dataSource.query(
+        `SELECT id, attempts FROM webhook_deliveries
+          WHERE status = 'PENDING' AND next_attempt_at <= clock_timestamp() - make_interval(secs => $1)
+          ORDER BY next_attempt_at LIMIT 500`,
+        [SWEEP_GRACE_SECONDS],
+      )) as { id: string; attempts: number }[];
+      await Promise.all(due.map((d) => this.scheduler.enqueue(d.id, d.attempts + 1)));
+    } catch (error) {
+      this.logger.error({ err: error }, 'webhook sweep failed');
+    }
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.config.databaseUrl });
+    client.on('notification', () => this.wake());
+    client.on('error', (error) => {
+      this.logger.warn({ err: error }, 'lost the LISTEN connection; polling until it is back');
+      if (this.listener === client) this.listener = null;
+      client.end().catch(() => undefined);
+      if (!this.stopped) setTimeout(() => void this.listen(), RECONNECT_DELAY_MS).unref();
+    });
+    try {
+      await client.connect();
+      await client.query('LISTEN events_inserted');
+      if (this.stopped) await client.end();
+      else this.listener = client;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not LISTEN for events; polling instead');
+      client.end().catch(() => undefined);
+      if (!this.stopped) setTimeout(() => void this.listen(), RECONNECT_DELAY_MS).unref();
+    }
+  }
+}

@@ -1,0 +1,145 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { EVENT_TYPES, MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
+import { WebhookEndpointEntity } from '../entities/webhook-endpoint.entity';
+
+export const MAX_ROTATION_GRACE_SECONDS = 86_400;
+
+export class CreateWebhookEndpointDto {
+  /** Where events are POSTed. `https` only (plain `http` only where the operator allows private targets); it may not resolve to a loopback, private, link-local or metadata address. */
+  @IsString()
+  @MaxLength(2048)
+  @ApiProperty({ format: 'uri', maxLength: 2048 })
+  url: string;
+
+  /** Event names to receive; an empty array subscribes to every event. */
+  @IsArray()
+  @ArrayUnique()
+  @ArrayMaxSize(EVENT_TYPES.length)
+  @IsIn(EVENT_TYPES, { each: true, message: `each value in events must be one of: ${EVENT_TYPES.join(', ')}` })
+  @ApiProperty({ type: [String], enum: EVENT_TYPES })
+  events: string[];
+
+  /** A note for your own reference. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+}
+
+export class UpdateWebhookEndpointDto {
+  // Absent means unchanged; null is refused (ValidateIf, unlike IsOptional, still validates null).
+  @ValidateIf((_, value) => value !== undefined)
+  @IsString()
+  @MaxLength(2048)
+  @ApiProperty({ format: 'uri', maxLength: 2048, required: false })
+  url?: string;
+
+  /** Replaces the subscription; an empty array subscribes to every event. */
+  @ValidateIf((_, value) => value !== undefined)
+  @IsArray()
+  @ArrayUnique()
+  @ArrayMaxSize(EVENT_TYPES.length)
+  @IsIn(EVENT_TYPES, { each: true, message: `each value in events must be one of: ${EVENT_TYPES.join(', ')}` })
+  @ApiProperty({ type: [String], enum: EVENT_TYPES, required: false })
+  events?: string[];
+
+  /** A note for your own reference; null clears it. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  @ApiProperty({ type: String, nullable: true, required: false, maxLength: 500 })
+  description?: string | null;
+
+  /** `false` pauses the endpoint: it receives nothing, and deliveries already pending wait. `true` resumes them. */
+  @ValidateIf((_, value) => value !== undefined)
+  @IsBoolean()
+  active?: boolean;
+}
+
+export class RotateWebhookSecretDto {
+  /**
+   * How long the old secret stays valid, 0 to 86400 seconds (24 h); default 0 (it stops at once).
+   * Meanwhile each delivery carries both signatures, `v1=<new> v1=<old>`, so receivers can switch over without dropping events.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_ROTATION_GRACE_SECONDS)
+  keepPreviousForSeconds?: number;
+}
+
+export class WebhookEndpointDto {
+  /** Endpoint identifier (`we_`). */
+  id: string;
+
+  @ApiProperty({ format: 'uri' })
+  url: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description: string | null;
+
+  /** Subscribed event names; empty means every event. */
+  @ApiProperty({ type: [String], enum: EVENT_TYPES })
+  events: string[];
+
+  /** False while paused: it receives nothing until reactivated, and is not deleted. */
+  active: boolean;
+
+  /** Set when the service paused the endpoint itself (its receiver answered 410 Gone); null otherwise. */
+  @ApiProperty({ type: String, nullable: true })
+  pausedReason: string | null;
+
+  /** Until when the previous secret still signs deliveries after a rotation; null when only the current one does. */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  previousSecretExpiresAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  updatedAt: string;
+}
+
+export class WebhookEndpointResponseDto {
+  webhookEndpoint: WebhookEndpointDto;
+}
+
+export class WebhookEndpointWithSecretDto {
+  webhookEndpoint: WebhookEndpointDto;
+
+  /** The signing secret (`whsec_`). Shown only in this response: store it now. */
+  @ApiProperty({ pattern: '^whsec_' })
+  secret: string;
+}
+
+export class WebhookEndpointListDto {
+  webhookEndpoints: WebhookEndpointDto[];
+  total: number;
+}
+
+export class WebhookEndpointsQueryDto extends PageQueryDto {
+  /** Endpoints per page, 1 to 100. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  page_size: number = 25;
+}
+
+export function toWebhookEndpointDto(endpoint: WebhookEndpointEntity): WebhookEndpointDto {
+  const graceActive = endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > Date.now();
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    description: endpoint.description,
+    events: endpoint.events,
+    active: endpoint.active,
+    pausedReason: endpoint.pausedReason,
+    previousSecretExpiresAt: graceActive ? endpoint.previousSecretExpiresAt!.toISOString() : null,
+    createdAt: endpoint.createdAt.toISOString(),
+    updatedAt: endpoint.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { newId, NotFoundError, pageWindow, ValidationError } from '@app/core';
+import { DeliveryScheduler } from './delivery/delivery-scheduler';
+import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity';
+import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
+import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
+
+/** The merchant's side of deliveries: listing them, a test ping, a manual retry. */
+@Injectable()
+export class WebhookDeliveriesService {
+  constructor(
+    @InjectRepository(WebhookDeliveryEntity) private readonly deliveries: Repository<WebhookDeliveryEntity>,
+    @InjectRepository(WebhookEndpointEntity) private readonly endpoints: Repository<WebhookEndpointEntity>,
+    @InjectRepository(WebhookDeliveryAttemptEntity) private readonly attempts: Repository<WebhookDeliveryAttemptEntity>,
+    private readonly scheduler: DeliveryScheduler,
+  ) {}
+
+  /** Newest first (by creation order, which timestamps alone cannot break ties in). */
+  async list(accountId: string, endpointId: string, page: number, pageSize: number) {
+    await this.endpoint(accountId, endpointId);
+    const { limit, offset } = pageWindow(page, pageSize);
+    const query = this.deliveries
+      .createQueryBuilder('d')
+      .where('d.endpoint_id = :endpointId AND d.account_id = :accountId', { endpointId, accountId });
+    const [items, total] = await Promise.all([query.clone().orderBy('d.seq', 'DESC').limit(limit).offset(offset).getMany(), query.getCount()]);
+    return { items, total };
+  }
+
+  /** One delivery with every attempt, oldest first. */
+  async get(accountId: string, endpointId: string, deliveryId: string) {
+    await this.endpoint(accountId, endpointId);
+    const delivery = await this.deliveries.findOneBy({ id: deliveryId, endpointId, accountId });
+    if (!delivery) throw new NotFoundError('Webhook delivery');
+    const attempts = await this.attempts.find({ where: { deliveryId }, order: { attempt: 'ASC' } });
+    return { delivery, attempts };
+  }
+
+  /** Queues a signed `ping` to this endpoint only; it goes through the same path as real events. */
+  async ping(accountId: string, endpointId: string): Promise<WebhookDeliveryEntity> {
+    const endpoint = await this.endpoint(accountId, endpointId);
+    if (!endpoint.active) throw new ValidationError('The endpoint is paused; reactivate it (PATCH active: true) before sending a test event.');
+    const eventId = newId('evt');
+    const id = newId('whd');
+    const payload = { id: eventId, type: 'ping', createdAt: new Date().toISOString(), data: { webhookEndpointId: endpoint.id } };
+    await this.deliveries.query(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, payload, next_attempt_at)
+       VALUES ($1, $2, $3, $4, 'ping', $5::json, clock_timestamp())`,
+      [id, endpoint.id, accountId, eventId, JSON.stringify(payload)],
+    );
+    await this.scheduler.enqueue(id, 1);
+    return this.deliveries.findOneByOrFail({ id });
+  }
+
+  /**
+   * Sends a finished delivery again, same event id and body, for a receiver that has been fixed.
+   * A pending delivery is already scheduled (or waiting for its paused endpoint), so it is refused.
+   */
+  async retry(accountId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryEntity> {
+    const endpoint = await this.endpoint(accountId, endpointId);
+    const delivery = await this.deliveries.findOneBy({ id: deliveryId, endpointId, accountId });
+    if (!delivery) throw new NotFoundError('Webhook delivery');
+    if (!endpoint.active) throw new ValidationError('The endpoint is paused; reactivate it (PATCH active: true) before retrying.');
+    const [rows] = (await this.deliveries.query(
+      `UPDATE webhook_deliveries SET status = 'PENDING', next_attempt_at = clock_timestamp()
+        WHERE id = $1 AND status IN ('FAILED', 'SUCCEEDED') RETURNING attempts`,
+      [deliveryId],
+    )) as [{ attempts: number }[], number];
+    if (!rows.length) throw new ValidationError('The delivery is still pending: its next attempt is already scheduled.');
+    await this.scheduler.enqueue(deliveryId, rows[0].attempts + 1);
+    return this.deliveries.findOneByOrFail({ id: deliveryId });
+  }
+
+  /** Deliveries parked while the endpoint was paused become due again, in the reactivating transaction. */
+  async unparkInTransaction(manager: EntityManager, endpointId: string): Promise<void> {
+    await manager.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
+        WHERE endpoint_id = $1 AND status = 'PENDING' AND next_attempt_at IS NULL`,
+      [endpointId],
+    );
+  }
+
+  /** Enqueues the endpoint's due deliveries now rather than waiting for the sweep. */
+  async enqueueDue(endpointId: string): Promise<void> {
+    const due = (await this.deliveries.query(
+      `SELECT id, attempts FROM webhook_deliveries
+        WHERE endpoint_id = $1 AND status = 'PENDING' AND next_attempt_at <= clock_timestamp()`,
+      [endpointId],
+    )) as { id: string; attempts: number }[];
+    await Promise.all(due.map((d) => this.scheduler.enqueue(d.id, d.attempts + 1)));
+  }
+
+  private async endpoint(accountId: string, endpointId: string): Promise<WebhookEndpointEntity> {
+    const endpoint = await this.endpoints.findOneBy({ id: endpointId, accountId });
+    if (!endpoint) throw new NotFoundError('Webhook endpoint');
+    return endpoint;
+  }
+}

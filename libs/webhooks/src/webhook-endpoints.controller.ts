@@ -1,0 +1,169 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
+import { ApiErrorResponses } from '@app/core';
+import {
+  toWebhookDeliveryAttemptDto,
+  toWebhookDeliveryDto,
+  WebhookDeliveriesQueryDto,
+  WebhookDeliveryDetailDto,
+  WebhookDeliveryListDto,
+  WebhookDeliveryResponseDto,
+} from './dto/webhook-delivery.dto';
+import {
+  CreateWebhookEndpointDto,
+  RotateWebhookSecretDto,
+  toWebhookEndpointDto,
+  UpdateWebhookEndpointDto,
+  WebhookEndpointListDto,
+  WebhookEndpointResponseDto,
+  WebhookEndpointsQueryDto,
+  WebhookEndpointWithSecretDto,
+} from './dto/webhook-endpoint.dto';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+
+@ApiTags('Webhooks')
+@Controller('v1/webhook-endpoints')
+export class WebhookEndpointsController {
+  constructor(
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly deliveries: WebhookDeliveriesService,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequireScope('webhooks:write')
+  @ApiOperation({
+    operationId: 'createWebhookEndpoint',
+    summary: 'Register a webhook endpoint',
+    description: 'The response carries the signing secret (`whsec_`); it is never shown again. Store it now.',
+  })
+  @ApiErrorResponses(400)
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretDto> {
+    const { endpoint, secret } = await this.endpoints.create(principal.accountId, body);
+    return { webhookEndpoint: toWebhookEndpointDto(endpoint), secret };
+  }
+
+  @Get()
+  @RequireScope('webhooks:read')
+  @ApiOperation({ operationId: 'listWebhookEndpoints', summary: 'Webhook endpoints, newest first' })
+  @ApiErrorResponses(400)
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: WebhookEndpointsQueryDto): Promise<WebhookEndpointListDto> {
+    const { items, total } = await this.endpoints.list(principal.accountId, query.page, query.page_size);
+    return { webhookEndpoints: items.map(toWebhookEndpointDto), total };
+  }
+
+  @Get(':id')
+  @RequireScope('webhooks:read')
+  @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'One webhook endpoint (never its secret)' })
+  @ApiErrorResponses(404)
+  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookEndpointResponseDto> {
+    return { webhookEndpoint: toWebhookEndpointDto(await this.endpoints.get(principal.accountId, id)) };
+  }
+
+  @Patch(':id')
+  @RequireScope('webhooks:write')
+  @ApiOperation({
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Change the URL, subscription, description, or pause/resume',
+    description:
+      '`active: false` pauses the endpoint without deleting it: events that happen while it is paused are not sent to it, ' +
+      'and deliveries already pending wait. `active: true` resumes it and sends the waiting deliveries.',
+  })
+  @ApiErrorResponses(400, 404)
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: UpdateWebhookEndpointDto,
+  ): Promise<WebhookEndpointResponseDto> {
+    return { webhookEndpoint: toWebhookEndpointDto(await this.endpoints.update(principal.accountId, id, body)) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequireScope('webhooks:write')
+  @ApiOperation({ operationId: 'deleteWebhookEndpoint', summary: 'Remove a webhook endpoint and its delivery history' })
+  @ApiErrorResponses(404)
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.endpoints.remove(principal.accountId, id);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @RequireScope('webhooks:write')
+  @ApiOperation({
+    operationId: 'rotateWebhookSecret',
+    summary: 'Issue a new signing secret',
+    description:
+      'The new secret is shown only in this response. With `keepPreviousForSeconds` (up to 86400) the old secret stays valid ' +
+      'that long, and each delivery carries both signatures: `X-Webhook-Signature: v1=<new> v1=<old>`.',
+  })
+  @ApiErrorResponses(400, 404)
+  async rotate(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: RotateWebhookSecretDto,
+  ): Promise<WebhookEndpointWithSecretDto> {
+    const { endpoint, secret } = await this.endpoints.rotateSecret(principal.accountId, id, body.keepPreviousForSeconds ?? 0);
+    return { webhookEndpoint: toWebhookEndpointDto(endpoint), secret };
+  }
+
+  @Post(':id/test')
+  @HttpCode(202)
+  @RequireScope('webhooks:write')
+  @ApiOperation({
+    operationId: 'testWebhookEndpoint',
+    summary: 'Queue a signed `ping` event to this endpoint',
+    description: 'The ping carries `data: {webhookEndpointId}` and is signed and retried like any event. A paused endpoint answers 422.',
+  })
+  @ApiErrorResponses(404, 422)
+  async test(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookDeliveryResponseDto> {
+    return { delivery: toWebhookDeliveryDto(await this.deliveries.ping(principal.accountId, id)) };
+  }
+
+  @Get(':id/deliveries')
+  @RequireScope('webhooks:read')
+  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: 'Deliveries to this endpoint, newest first, with the body sent' })
+  @ApiErrorResponses(400, 404)
+  async listDeliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: WebhookDeliveriesQueryDto,
+  ): Promise<WebhookDeliveryListDto> {
+    const { items, total } = await this.deliveries.list(principal.accountId, id, query.page, query.page_size);
+    return { deliveries: items.map(toWebhookDeliveryDto), total };
+  }
+
+  @Get(':id/deliveries/:deliveryId')
+  @RequireScope('webhooks:read')
+  @ApiOperation({ operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt: status, timing and error' })
+  @ApiErrorResponses(404)
+  async getDelivery(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<WebhookDeliveryDetailDto> {
+    const { delivery, attempts } = await this.deliveries.get(principal.accountId, id, deliveryId);
+    return { delivery: toWebhookDeliveryDto(delivery), attempts: attempts.map(toWebhookDeliveryAttemptDto) };
+  }
+
+  @Post(':id/deliveries/:deliveryId/retry')
+  @HttpCode(202)
+  @RequireScope('webhooks:write')
+  @ApiOperation({
+    operationId: 'retryWebhookDelivery',
+    summary: 'Send a finished delivery again',
+    description:
+      'For a FAILED (or SUCCEEDED) delivery: one more attempt now, with the same event id and body. ' +
+      'A PENDING delivery is already scheduled, and a paused endpoint sends nothing: both answer 422.',
+  })
+  @ApiErrorResponses(404, 422)
+  async retry(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<WebhookDeliveryResponseDto> {
+    return { delivery: toWebhookDeliveryDto(await this.deliveries.retry(principal.accountId, id, deliveryId)) };
+  }
+}

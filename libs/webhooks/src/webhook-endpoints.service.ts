@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { BadRequestError, newId, newSecret, NotFoundError, pageWindow } from '@app/core';
+import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto';
+import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookTargetGuard } from './targets/webhook-target-guard';
+
+/** Webhook endpoints of an account: their URL, subscription, state and signing secret. */
+@Injectable()
+export class WebhookEndpointsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(WebhookEndpointEntity) private readonly endpoints: Repository<WebhookEndpointEntity>,
+    private readonly guard: WebhookTargetGuard,
+    private readonly deliveries: WebhookDeliveriesService,
+  ) {}
+
+  async create(accountId: string, input: CreateWebhookEndpointDto): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
+    await this.assertTargetAllowed(input.url);
+    const secret = newSecret('whsec');
+    const id = newId('we');
+    await this.endpoints.insert({
+      id,
+      accountId,
+      url: input.url,
+      description: input.description ?? null,
+      events: input.events,
+      secret,
+    });
+    return { endpoint: await this.endpoints.findOneByOrFail({ id }), secret };
+  }
+
+  async list(accountId: string, page: number, pageSize: number) {
+    const { limit, offset } = pageWindow(page, pageSize);
+    const [items, total] = await this.endpoints.findAndCount({
+      where: { accountId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+      skip: offset,
+    });
+    return { items, total };
+  }
+
+  /** Another account's endpoint is reported as missing, never as forbidden. */
+  async get(accountId: string, id: string): Promise<WebhookEndpointEntity> {
+    const endpoint = await this.endpoints.findOneBy({ id, accountId });
+    if (!endpoint) throw new NotFoundError('Webhook endpoint');
+    return endpoint;
+  }
+
+  async update(accountId: string, id: string, input: UpdateWebhookEndpointDto): Promise<WebhookEndpointEntity> {
+    await this.get(accountId, id);
+    if (input.url !== undefined) await this.assertTargetAllowed(input.url);
+    await this.dataSource.transaction(async (manager) => {
+      const changes: Partial<WebhookEndpointEntity> = {};
+      if (input.url !== undefined) changes.url = input.url;
+      if (input.events !== undefined) changes.events = input.events;
+      if (input.description !== undefined) changes.description = input.description;
+      if (input.active !== undefined) {
+        changes.active = input.active;
+        if (input.active) changes.pausedReason = null;
+      }
+      await manager.update(WebhookEndpointEntity, { id, accountId }, { ...changes, updatedAt: () => 'clock_timestamp()' });
+      if (input.active === true) await this.deliveries.unparkInTransaction(manager, id);
+    });
+    if (input.active === true) await this.deliveries.enqueueDue(id);
+    return this.get(accountId, id);
+  }
+
+  async remove(accountId: string, id: string): Promise<void> {
+    const result = await this.endpoints.delete({ id, accountId });
+    if (!result.affected) throw new NotFoundError('Webhook endpoint');
+  }
+
+  /** A new secret; the old one keeps signing (as a second signature) for `keepPreviousForSeconds`. */
+  async rotateSecret(accountId: string, id: string, keepPreviousForSeconds: number): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
+    const secret = newSecret('whsec');
+    const [rows] = (await this.dataSource.query(
+      `UPDATE webhook_endpoints
+          SET previous_secret = CASE WHEN $3::int > 0 THEN secret END,
+              previous_secret_expires_at = CASE WHEN $3::int > 0 THEN clock_timestamp() + make_interval(secs => $3::int) END,
+              secret = $4, updated_at = clock_timestamp()
+        WHERE id = $1 AND account_id = $2
+      RETURNING id`,
+      [id, accountId, keepPreviousForSeconds, secret],
+    )) as [unknown[], number];
+    if (!rows.length) throw new NotFoundError('Webhook endpoint');
+    return { endpoint: await this.get(accountId, id), secret };
+  }
+
+  private async assertTargetAllowed(url: string): Promise<void> {
+    const result = await this.guard.checkAtCreation(url);
+    if (result) throw new BadRequestError([{ path: 'url', message: result }]);
+  }
+}

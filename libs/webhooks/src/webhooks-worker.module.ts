@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { WebhookDeliveryQueueModule } from './delivery/webhook-delivery-queue.module';
+import { WebhookDeliverer } from './delivery/webhook-deliverer';
+import { WebhookDeliveryProcessor } from './delivery/webhook-delivery.processor';
+import { WebhookHttpClient } from './delivery/webhook-http-client';
+import { WebhookRelay } from './delivery/webhook-relay';
+import { SystemDnsResolver, WEBHOOK_DNS_RESOLVER } from './targets/dns-resolver';
+import { WebhookTargetGuard } from './targets/webhook-target-guard';
+
+/** The outbox relay (fan-out, sweep) and the delivery processor; imported only by the worker side. */
+@Module({
+  imports: [WebhookDeliveryQueueModule],
+  providers: [
+    WebhookRelay,
+    WebhookDeliverer,
+    WebhookDeliveryProcessor,
+    WebhookHttpClient,
+    WebhookTargetGuard,
+    { provide: WEBHOOK_DNS_RESOLVER, useClass: SystemDnsResolver },
+  ],
+})
+export class WebhooksWorkerModule {}

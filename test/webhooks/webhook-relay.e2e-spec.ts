@@ -1,0 +1,101 @@
+import { DataSource } from 'typeorm';
+import { recordEvent } from '@app/core';
+import { eventually } from '../support/processes';
+import { isolatedDatabase, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/** Two processes with workers on one database and one queue prefix, as `npm run start:worker` twice would be. */
+describe('webhook relay with several workers', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let receiver: WebhookReceiver;
+  let aClosed = false;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    const env = { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' };
+    a = await startTestApp({ env });
+    b = await startTestApp({ env: { ...env, QUEUE_PREFIX: a.config.queuePrefix } });
+  });
+  afterAll(async () => {
+    await Promise.all([aClosed ? undefined : a?.close(), b?.close()]);
+    await receiver.close();
+  });
+
+  it('never delivers one event twice, however the two relays and processors interleave', async () => {
+    const merchant = await seedMerchant(a);
+    for (const path of ['/one', '/two']) {
+      expect((await a.api.as(merchant.key).post('/v1/webhook-endpoints', { url: receiver.url(path), events: [] })).status).toBe(201);
+    }
+    // Events committed from both apps at once, in many small transactions: both relays wake on every one.
+    const events = 60;
+    const eventIds = await Promise.all(
+      Array.from({ length: events }, (_, i) =>
+        (i % 2 ? a : b).app.get(DataSource).transaction((manager) =>
+          recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: `rw_${i}`, status: 'CREATED', valueCents: i } }),
+        ),
+      ),
+    );
+    await eventually(async () => receiver.at('/one').length >= events && receiver.at('/two').length >= events, 30_000);
+    await new Promise((r) => setTimeout(r, 1500)); // let any duplicate arrive
+
+    for (const path of ['/one', '/two']) {
+      const ids = receiver.at(path).map((r) => r.json.id);
+      expect(ids).toHaveLength(events);
+      expect(new Set(ids)).toEqual(new Set(eventIds));
+    }
+    const [{ count }] = await a.app.get(DataSource).query(`SELECT count(*)::int AS count FROM webhook_deliveries WHERE account_id = $1`, [merchant.accountId]);
+    expect(count).toBe(events * 2);
+    const [{ undispatched }] = await a.app.get(DataSource).query(`SELECT count(*)::int AS undispatched FROM events WHERE dispatched_at IS NULL`);
+    expect(undispatched).toBe(0);
+  });
+
+  it('deliveries keep flowing when one of the two workers stops', async () => {
+    const merchant = await seedMerchant(b);
+    expect((await b.api.as(merchant.key).post('/v1/webhook-endpoints', { url: receiver.url('/after-stop'), events: [] })).status).toBe(201);
+    await a.close();
+    aClosed = true;
+    const res = await b.api.as(merchant.key).post('/v1/topups', { amountCents: 5000 });
+    expect(res.status).toBe(201);
+    const [request] = await eventually(async () => receiver.at('/after-stop').length > 0 && receiver.at('/after-stop'));
+    expect(request.json.data.topupId).toBe(res.body.topup.id);
+  });
+});
+
+/** `npm run start:api` (RUN_WORKERS=false) sends nothing itself; a worker started later catches up. */
+describe('API-only process and a worker started later', () => {
+  let api: TestApp;
+  let worker: TestApp | undefined;
+  let receiver: WebhookReceiver;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    env = { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' };
+    api = await startTestApp({ env: { ...env, RUN_WORKERS: 'false' } });
+  });
+  afterAll(async () => {
+    await Promise.all([api?.close(), worker?.close()]);
+    await receiver.close();
+  });
+
+  it('the API process fans out and delivers nothing; the worker then delivers the backlog, event and ping', async () => {
+    const merchant = await seedMerchant(api);
+    const created = await api.api.as(merchant.key).post('/v1/webhook-endpoints', { url: receiver.url('/later'), events: [] });
+    const endpointId = created.body.webhookEndpoint.id;
+    const topup = await api.api.as(merchant.key).post('/v1/topups', { amountCents: 2500 });
+    expect(topup.status).toBe(201);
+    const ping = await api.api.as(merchant.key).post(`/v1/webhook-endpoints/${endpointId}/test`);
+    expect(ping.status).toBe(202);
+
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.received).toHaveLength(0);
+    const [{ undispatched }] = await api.app.get(DataSource).query(`SELECT count(*)::int AS undispatched FROM events WHERE dispatched_at IS NULL`);
+    expect(undispatched).toBe(1);
+    expect((await api.api.as(merchant.readKey).get(`/v1/webhook-endpoints/${endpointId}/deliveries`)).body.deliveries).toHaveLength(1);
+
+    worker = await startTestApp({ env: { ...env, QUEUE_PREFIX: api.config.queuePrefix } });
+    await eventually(async () => receiver.at('/later').length === 2);
+    expect(receiver.at('/later').map((r) => r.json.type).sort()).toEqual(['ping', 'wallet.credited']);
+  });
+});
