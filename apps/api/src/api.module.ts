@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from '@app/account';
 import { AuthModule } from '@app/auth';
 import { AppConfig, InfrastructureModule } from '@app/core';
+import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
 import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
@@ -21,6 +22,7 @@ export class ApiModule {
         WalletModule,
         TopupsModule,
         AccountOverviewModule,
+        OAuthModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],

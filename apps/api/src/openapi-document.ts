@@ -17,6 +17,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'An `sk_` API key or an OAuth access token.' },
       'bearer',
     )
+    .addBasicAuth(
+      { type: 'http', scheme: 'basic', description: 'OAuth client_id and client_secret (client_secret_basic, RFC 6749 §2.3.1).' },
+      'client_secret_basic',
+    )
     .build();
   return SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
