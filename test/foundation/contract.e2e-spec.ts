@@ -26,6 +26,13 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /webhooks/stripe': 'public',
   'GET /checkout/complete': 'public',
   'GET /checkout/canceled': 'public',
+  // OAuth: the browser pages and the app-facing endpoints take no bearer credential.
+  'GET /oauth/authorize': 'public',
+  'POST /oauth/authorize/sign-in': 'public',
+  'POST /oauth/authorize/decision': 'public',
+  'POST /oauth/token': 'public',
+  'POST /oauth/revoke': 'public',
+  'GET /.well-known/oauth-authorization-server': 'public',
 };
 
 describe('OpenAPI contract and route scopes', () => {

@@ -86,7 +86,8 @@ export class OAuthTokenController {
   }
 
   @Get('.well-known/oauth-authorization-server')
-  @ApiOperation({ operationId: 'oauthMetadata', summary: 'Authorization-server metadata (RFC 8414)' })
+  @ApiOperation({ operationId: 'oauthMetadata', summary: 'Authorization-server metadata (RFC 8414)', security: [] })
+  @ApiResponse({ status: 200, type: AuthorizationServerMetadataDto, description: 'Endpoints and capabilities, for OAuth client libraries.' })
   metadata(): AuthorizationServerMetadataDto {
     const base = this.config.publicBaseUrl;
     return {
