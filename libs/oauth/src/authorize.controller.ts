@@ -7,9 +7,10 @@ import { AuthorizeSession, AuthorizeSessionStore } from './authorize-session.sto
 import { authorizePageCsp, consentPage, errorPage, signInPage } from './authorize-pages';
 import { AuthorizationRequest, OAuthAuthorizationService } from './oauth-authorization.service';
 
-/** Sign-in attempts allowed per client address a minute, and per e-mail address in 15 minutes. */
+/** Sign-in attempts allowed per client address a minute, and failed ones per e-mail address in 15 minutes. */
 export const SIGN_IN_ATTEMPTS_PER_ADDRESS = 30;
-export const SIGN_IN_ATTEMPTS_PER_EMAIL = 10;
+export const SIGN_IN_FAILURES_PER_EMAIL = 10;
+const EMAIL_WINDOW_MS = 15 * 60_000;
 /** Connecting an app lets it spend the wallet, so only owners and admins may. */
 const ROLES_THAT_CONNECT_APPS: readonly MembershipRole[] = ['owner', 'admin'];
 
@@ -50,9 +51,11 @@ export class AuthorizeController {
 
     const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
     const password = typeof body.password === 'string' ? body.password : '';
+    // Every attempt counts against the address; only failures count against the e-mail, so a
+    // merchant who signs in often is never locked out, but guessing one password is slow.
     const [byAddress, byEmail] = await Promise.all([
       this.limiter.hit('oauth-sign-in', req.ip ?? 'unknown', SIGN_IN_ATTEMPTS_PER_ADDRESS),
-      this.limiter.hit('oauth-sign-in-email', email, SIGN_IN_ATTEMPTS_PER_EMAIL, 15 * 60_000),
+      this.limiter.peek('oauth-sign-in-failures', email, SIGN_IN_FAILURES_PER_EMAIL, EMAIL_WINDOW_MS),
     ]);
     if (!byAddress.allowed || !byEmail.allowed) {
       res.setHeader('Retry-After', String(Math.max(byAddress.allowed ? 0 : byAddress.resetSeconds, byEmail.allowed ? 0 : byEmail.resetSeconds)));
@@ -60,6 +63,7 @@ export class AuthorizeController {
     }
     const user = email && password ? await this.users.verifyPassword(email, password) : null;
     if (!user) {
+      await this.limiter.hit('oauth-sign-in-failures', email, SIGN_IN_FAILURES_PER_EMAIL, EMAIL_WINDOW_MS);
       const html = signInPage(request, session.csrfToken, { error: 'The e-mail or password is not right.', email });
       return this.page(res, 200, html);
     }
