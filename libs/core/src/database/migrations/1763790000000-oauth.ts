@@ -48,7 +48,8 @@ export class OAuth1763790000000 implements MigrationInterface {
       CREATE TABLE oauth_grants (
         id text PRIMARY KEY,
         connection_id text NOT NULL REFERENCES oauth_connections (id) ON DELETE CASCADE,
-        code_hash text NOT NULL REFERENCES oauth_authorization_codes (code_hash) ON DELETE CASCADE,
+        -- No foreign key: clearing out old codes must never take live grants (and their tokens) with it.
+        code_hash text NOT NULL,
         scopes text[] NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
         revoked_at timestamptz
