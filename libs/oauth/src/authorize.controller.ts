@@ -57,8 +57,9 @@ export class AuthorizeController {
       this.limiter.hit('oauth-sign-in', req.ip ?? 'unknown', SIGN_IN_ATTEMPTS_PER_ADDRESS),
       this.limiter.peek('oauth-sign-in-failures', email, SIGN_IN_FAILURES_PER_EMAIL, EMAIL_WINDOW_MS),
     ]);
-    if (!byAddress.allowed || !byEmail.allowed) {
-      res.setHeader('Retry-After', String(Math.max(byAddress.allowed ? 0 : byAddress.resetSeconds, byEmail.allowed ? 0 : byEmail.resetSeconds)));
+    const exceeded = [byAddress, byEmail].filter((limit) => !limit.allowed);
+    if (exceeded.length) {
+      res.setHeader('Retry-After', String(Math.max(...exceeded.map((limit) => limit.resetSeconds))));
       return this.page(res, 429, errorPage('Too many sign-in attempts', 'Wait a few minutes, then start again from the app.'));
     }
     const user = email && password ? await this.users.verifyPassword(email, password) : null;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { In, IsNull, Repository } from 'typeorm';
 import type { OAuthScope } from '@app/auth';
 import { NotFoundError } from '@app/core';
 import { OAuthClientEntity } from './entities/oauth-client.entity';
@@ -20,20 +20,25 @@ export interface ConnectedApp {
 export class ConnectedAppsService {
   constructor(
     @InjectRepository(OAuthConnectionEntity) private readonly connections: Repository<OAuthConnectionEntity>,
+    @InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>,
   ) {}
 
   /** Live connections, newest first. */
   async list(accountId: string): Promise<ConnectedApp[]> {
-    const rows = await this.connections
-      .createQueryBuilder('connection')
-      .innerJoinAndMapOne('connection.client', OAuthClientEntity, 'client', 'client.id = connection.clientId')
-      .where('connection.accountId = :accountId AND connection.revokedAt IS NULL', { accountId })
-      .orderBy('connection.createdAt', 'DESC')
-      .getMany();
-    return rows.map((row) => {
-      const client = (row as OAuthConnectionEntity & { client: OAuthClientEntity }).client;
-      return { id: row.id, clientId: row.clientId, appName: client.name, scopes: row.scopes, createdAt: row.createdAt };
+    const connections = await this.connections.find({
+      where: { accountId, revokedAt: IsNull() },
+      order: { createdAt: 'DESC' },
     });
+    if (connections.length === 0) return [];
+    const clients = await this.clients.findBy({ id: In(connections.map((connection) => connection.clientId)) });
+    const nameOf = new Map(clients.map((client) => [client.id, client.name]));
+    return connections.map((connection) => ({
+      id: connection.id,
+      clientId: connection.clientId,
+      appName: nameOf.get(connection.clientId)!,
+      scopes: connection.scopes,
+      createdAt: connection.createdAt,
+    }));
   }
 
   /**

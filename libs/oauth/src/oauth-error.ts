@@ -1,12 +1,9 @@
-/** RFC 6749 §5.2 error codes, plus RFC 7009's for revocation. */
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'invalid_scope'
-  | 'unsupported_token_type';
+/**
+ * The RFC 6749 §5.2 error codes this server gives. `unauthorized_client` never arises: every
+ * registered client may use both grants. Nor does RFC 7009's `unsupported_token_type`: both token
+ * types can be revoked.
+ */
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope';
 
 /**
  * An error of the token and revoke endpoints. These answer `{error, error_description}` as RFC 6749

@@ -59,7 +59,7 @@ export class RevokeRequestDto {
 /** RFC 6749 §5.2. */
 export class OAuthErrorResponseDto {
   @ApiProperty({
-    enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'],
+    enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'],
   })
   error: string;
 
