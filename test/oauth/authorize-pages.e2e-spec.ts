@@ -162,6 +162,15 @@ describe('OAuth: the authorize pages', () => {
     expect(replay.status).toBe(403);
   });
 
+  it('two simultaneous approvals from one session yield one code', async () => {
+    const { url } = await authorizationUrl(app, 'account:read');
+    const browser = new Browser();
+    const consent = await signIn(browser, t, url, merchant);
+    const form = { ...hiddenFields(consent.text), account_id: merchant.accountId, decision: 'approve' };
+    const results = await Promise.all([1, 2, 3].map(() => browser.post(`${t.baseUrl}/oauth/authorize/decision`, form)));
+    expect(results.map((r) => r.status).sort()).toEqual([303, 403, 403]);
+  });
+
   it("approving for an account the user is not a member of is refused", async () => {
     const stranger = await seedMerchant(t);
     const { url } = await authorizationUrl(app, 'account:read');

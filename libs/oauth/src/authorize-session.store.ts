@@ -43,8 +43,9 @@ export class AuthorizeSessionStore {
     return stored ? { id, ...(JSON.parse(stored) as Omit<AuthorizeSession, 'id'>) } : null;
   }
 
-  async end(id: string): Promise<void> {
-    await this.redis.del(this.key(id));
+  /** Ends the session; false when it had already ended (so of two racing requests only one proceeds). */
+  async end(id: string): Promise<boolean> {
+    return (await this.redis.del(this.key(id))) === 1;
   }
 
   csrfMatches(session: AuthorizeSession | null, presented: unknown): session is AuthorizeSession {

@@ -83,20 +83,22 @@ export class AuthorizeController {
     const session = await this.sessions.find(this.sessions.idFrom(req.headers.cookie));
     if (!this.sessions.csrfMatches(session, body.csrf_token) || !session.userId) return this.expired(res);
 
-    let location: string;
-    if (body.decision === 'deny') {
-      location = this.authorization.deny(request);
-    } else if (body.decision === 'approve') {
-      const accounts = await this.users.accountsOf(session.userId, ROLES_THAT_CONNECT_APPS);
-      const account = accounts.find((candidate) => candidate.id === body.account_id);
-      if (!account) return this.page(res, 400, errorPage('Choose an account', 'Choose one of your accounts to connect, then approve.'));
-      location = await this.authorization.approve(request, session.userId, account.id);
-    } else {
+    if (body.decision !== 'approve' && body.decision !== 'deny') {
       return this.page(res, 400, errorPage('Approve or deny', 'The form must be sent with decision=approve or decision=deny.'));
     }
-    // One decision per sign-in: the session ends here, so a shared browser is not left signed in.
-    await this.sessions.end(session.id);
+    let accountId: string | null = null;
+    if (body.decision === 'approve') {
+      const accounts = await this.users.accountsOf(session.userId, ROLES_THAT_CONNECT_APPS);
+      accountId = accounts.find((candidate) => candidate.id === body.account_id)?.id ?? null;
+      if (!accountId) return this.page(res, 400, errorPage('Choose an account', 'Choose one of your accounts to connect, then approve.'));
+    }
+    // One decision per sign-in: the session ends here, before any code exists, so a shared browser
+    // is not left signed in and a replayed or doubled POST gets nothing.
+    if (!(await this.sessions.end(session.id))) return this.expired(res);
     res.setHeader('Set-Cookie', this.sessions.cookie(null));
+    const location = accountId
+      ? await this.authorization.approve(request, session.userId, accountId)
+      : this.authorization.deny(request);
     res.redirect(303, location);
   }
 
