@@ -1,7 +1,6 @@
-import * as oauth from 'oauth4webapi';
 import { DataSource } from 'typeorm';
 import { runBuilt } from '../support/processes';
-import { connect, RegisteredApp, insecure } from '../support/oauth';
+import { asApp, connect } from '../support/oauth';
 import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /** `npm run cli -- oauth-client:create` (DECISIONS §2), run as the built CLI, then used by a real client. */
@@ -36,16 +35,7 @@ describe('oauth-client:create', () => {
     expect(JSON.stringify(row)).not.toContain(created.clientSecret.slice(4));
 
     // The registered client connects through the whole flow.
-    const issuer = new URL(t.config.publicBaseUrl);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-    const app: RegisteredApp = {
-      client: { client_id: created.clientId },
-      clientId: created.clientId,
-      clientSecret: created.clientSecret,
-      auth: oauth.ClientSecretBasic(created.clientSecret),
-      redirectUri: 'http://127.0.0.1:8123/callback',
-      as,
-    };
+    const app = await asApp(t, created.clientId, created.clientSecret, 'http://127.0.0.1:8123/callback');
     const tokens = await connect(t, app, await seedMerchant(t), 'account:read');
     expect((await t.api.as(tokens.access_token).get('/v1/account')).status).toBe(200);
   });

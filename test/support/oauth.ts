@@ -25,9 +25,14 @@ export async function registerApp(t: TestApp, scopes: string[], redirectUri?: st
   const { clientId, clientSecret } = await t.app
     .get(OAuthClientService)
     .create({ name: `Test App ${appSeq}`, redirectUris: [uri], scopes });
+  return asApp(t, clientId, clientSecret, uri);
+}
+
+/** A registered client as an app configures it: from the server's RFC 8414 metadata. */
+export async function asApp(t: TestApp, clientId: string, clientSecret: string, redirectUri: string): Promise<RegisteredApp> {
   const issuer = new URL(t.config.publicBaseUrl);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-  return { client: { client_id: clientId }, clientId, clientSecret, auth: oauth.ClientSecretBasic(clientSecret), redirectUri: uri, as };
+  return { client: { client_id: clientId }, clientId, clientSecret, auth: oauth.ClientSecretBasic(clientSecret), redirectUri, as };
 }
 
 export interface BrowserResponse {
