@@ -8,7 +8,11 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', astTransformers: { before: [swaggerPlugin] } }],
+    // oauth4webapi (the strict OAuth client of the OAuth tests) is ESM-only: compiled to CommonJS
+    // for Jest on Node 20 (DEPENDENCIES.md trap 2).
+    '/oauth4webapi/build/index\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!oauth4webapi/)'],
   moduleNameMapper: {
     '^@app/([^/]+)$': '<rootDir>/libs/$1/src',
     '^@app/([^/]+)/(.*)$': '<rootDir>/libs/$1/src/$2',

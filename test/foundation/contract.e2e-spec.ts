@@ -44,6 +44,13 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /v1/webhook-endpoints/:id/deliveries': 'webhooks:read',
   'GET /v1/webhook-endpoints/:id/deliveries/:deliveryId': 'webhooks:read',
   'POST /v1/webhook-endpoints/:id/deliveries/:deliveryId/retry': 'webhooks:write',
+  // OAuth: the browser pages and the app-facing endpoints take no bearer credential.
+  'GET /oauth/authorize': 'public',
+  'POST /oauth/authorize/sign-in': 'public',
+  'POST /oauth/authorize/decision': 'public',
+  'POST /oauth/token': 'public',
+  'POST /oauth/revoke': 'public',
+  'GET /.well-known/oauth-authorization-server': 'public',
 };
 
 describe('OpenAPI contract and route scopes', () => {

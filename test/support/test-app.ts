@@ -78,6 +78,9 @@ export async function isolatedDatabase(): Promise<{ DATABASE_URL: string }> {
 export interface SeededMerchant {
   accountId: string;
   userId: string;
+  /** The owner's sign-in, for the OAuth consent pages. */
+  email: string;
+  password: string;
   /** read+write key */
   key: string;
   readKey: string;
@@ -90,10 +93,12 @@ let seq = 0;
 export async function seedMerchant(testApp: TestApp, input: { name?: string; currency?: string } = {}): Promise<SeededMerchant> {
   seq += 1;
   const unique = `${Date.now().toString(36)}-${seq}-${randomToken(3)}`;
+  const email = `owner-${unique}@example.test`;
+  const password = 'correct horse battery staple';
   const merchant = await testApp.app.get(MerchantService).createMerchant({
     name: input.name ?? `Merchant ${unique}`,
-    email: `owner-${unique}@example.test`,
-    password: 'correct horse battery staple',
+    email,
+    password,
     currency: input.currency,
   });
   const keys = testApp.app.get(ApiKeyService);
@@ -102,5 +107,5 @@ export async function seedMerchant(testApp: TestApp, input: { name?: string; cur
     keys.create(merchant.accountId, ['read'], 'test read'),
     keys.create(merchant.accountId, ['write'], 'test write'),
   ]);
-  return { ...merchant, key: both.key, readKey: read.key, writeKey: write.key };
+  return { ...merchant, email, password, key: both.key, readKey: read.key, writeKey: write.key };
 }

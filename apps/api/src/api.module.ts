@@ -3,6 +3,7 @@ import { AccountModule } from '@app/account';
 import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
 import { AppConfig, InfrastructureModule } from '@app/core';
+import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
 import { RewardsModule } from '@app/rewards';
 import { TopupsModule } from '@app/topups';
@@ -27,6 +28,7 @@ export class ApiModule {
         CatalogModule,
         RewardsModule,
         WebhooksModule,
+        OAuthModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],

@@ -3,7 +3,8 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 const DESCRIPTION = `Send digital gift-card rewards from a prepaid wallet.
 
-All monetary values are integer cents. Every error is \`{error, message}\`; a 400 adds \`issues\`.
+All monetary values are integer cents. Every error is \`{error, message}\`; a 400 adds \`issues\`
+(the OAuth token and revoke endpoints answer RFC 6749's \`{error, error_description}\` instead).
 Authenticate with \`Authorization: Bearer <API key or OAuth access token>\`. Requests are limited to
 300 a minute per credential (\`RateLimit-*\` headers; \`429\` with \`Retry-After\`).`;
 
@@ -16,6 +17,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'An `sk_` API key or an OAuth access token.' },
       'bearer',
+    )
+    .addBasicAuth(
+      { type: 'http', scheme: 'basic', description: 'OAuth client_id and client_secret (client_secret_basic, RFC 6749 §2.3.1).' },
+      'client_secret_basic',
     )
     .build();
   return SwaggerModule.createDocument(app, config, {

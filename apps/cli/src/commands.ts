@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ApiKeyService, MerchantService } from '@app/account';
+import { OAuthClientService } from '@app/oauth';
 
 /** One operator command: its flags (parsed by node's parseArgs) and what it does. */
 export interface CliCommand {
@@ -40,5 +41,16 @@ export const COMMANDS: Record<string, CliCommand> = {
     options: { id: { type: 'string' } },
     required: ['id'],
     run: (app, flags) => app.get(ApiKeyService).revoke(text(flags.id)),
+  },
+  'oauth-client:create': {
+    usage: 'oauth-client:create --name <n> --redirect-uri <uri> [--redirect-uri <uri> ...] --scopes "<space-separated>"',
+    options: { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true }, scopes: { type: 'string' } },
+    required: ['name', 'redirect-uri', 'scopes'],
+    run: (app, flags) =>
+      app.get(OAuthClientService).create({
+        name: text(flags.name),
+        redirectUris: [flags['redirect-uri'] ?? []].flat(),
+        scopes: text(flags.scopes).split(/\s+/).filter(Boolean),
+      }),
   },
 };

@@ -8,11 +8,12 @@ import { ApiKeyEntity } from './entities/api-key.entity';
 import { MembershipEntity } from './entities/membership.entity';
 import { UserEntity } from './entities/user.entity';
 import { MerchantService } from './merchant.service';
+import { UserDirectory } from './user-directory.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AccountEntity, UserEntity, MembershipEntity, ApiKeyEntity])],
   controllers: [AccountController],
-  providers: [AccountService, ApiKeyService, MerchantService],
-  exports: [AccountService, ApiKeyService, MerchantService],
+  providers: [AccountService, ApiKeyService, MerchantService, UserDirectory],
+  exports: [AccountService, ApiKeyService, MerchantService, UserDirectory],
 })
 export class AccountModule {}

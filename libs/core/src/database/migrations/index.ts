@@ -2,6 +2,7 @@ import { AccountsAndCredentials1763750000000 } from './1763750000000-accounts-an
 import { Catalog1763760000000 } from './1763760000000-catalog';
 import { WalletLedgerOutboxTopups1763770000000 } from './1763770000000-wallet-ledger-outbox-topups';
 import { Webhooks1763780000000 } from './1763780000000-webhooks';
+import { OAuth1763790000000 } from './1763790000000-oauth';
 import { Rewards1763800000000 } from './1763800000000-rewards';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
@@ -10,5 +11,6 @@ export const MIGRATIONS = [
   Catalog1763760000000,
   WalletLedgerOutboxTopups1763770000000,
   Webhooks1763780000000,
+  OAuth1763790000000,
   Rewards1763800000000,
 ];
