@@ -69,6 +69,18 @@ describe('OpenAPI contract and route scopes', () => {
     }
   });
 
+  it('documents every query parameter as optional, as SPEC.md defines them (filters, page, page_size)', () => {
+    const committed = parse(readFileSync(OPENAPI_PATH, 'utf8'));
+    const required = Object.entries<any>(committed.paths).flatMap(([path, operations]) =>
+      Object.entries<any>(operations).flatMap(([method, operation]) =>
+        (operation.parameters ?? [])
+          .filter((p: any) => p.in === 'query' && p.required)
+          .map((p: any) => `${method.toUpperCase()} ${path} ?${p.name}`),
+      ),
+    );
+    expect(required).toEqual([]);
+  });
+
   it('every route declares a scope or is explicitly public, and matches the expected table', () => {
     const discovery = t.app.get(DiscoveryService);
     const scanner = t.app.get(MetadataScanner);

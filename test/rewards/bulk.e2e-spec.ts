@@ -88,6 +88,17 @@ describe('POST /v1/rewards/bulk', () => {
     expect(other.status).toBe(422);
   });
 
+  it('a bulk that created nothing stores nothing against its key: after a top-up the same key sends', async () => {
+    const m = await newMerchant(100);
+    const body = { rewards: [choiceReward(1_000), choiceReward(1_000)] };
+    const empty = await t.api.as(m.key).post('/v1/rewards/bulk', body, { headers: { 'idempotency-key': 'payday' } });
+    expect(empty.body).toMatchObject({ sent: 0, failed: 2 });
+    await fund(t, m, 2_000);
+    const retried = await t.api.as(m.key).post('/v1/rewards/bulk', body, { headers: { 'idempotency-key': 'payday' } });
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body).toMatchObject({ sent: 2, failed: 0 });
+  });
+
   it('a dry run answers per item and charges, stores and sends nothing', async () => {
     const m = await newMerchant(2_500);
     const res = await t.api.as(m.key).post('/v1/rewards/bulk?dry_run=true', {

@@ -1,11 +1,14 @@
 import { DataSource } from 'typeorm';
-import { GIFT_CARD_SUPPLIER, GiftCardSupplier } from '@app/catalog';
+import { GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierError } from '@app/catalog';
 import { WalletLedger } from '@app/wallet';
 import { CardIssuanceService, RewardWriter } from '@app/rewards';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually, spawnBuilt } from '../support/processes';
 import { catalogPicks, fixedReward, fund } from '../support/rewards';
 import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
+
+const countReleases = async (dataSource: DataSource, cardId: string) =>
+  (await dataSource.query(`SELECT count(*)::int AS n FROM wallet_transactions WHERE related_id = $1 AND kind = 'RELEASE'`, [cardId]))[0].n;
 
 /** The number of CAPTURE rows per card of an account: exactly one each, whatever happened. */
 async function capturesPerCard(dataSource: DataSource, accountId: string) {
@@ -50,11 +53,40 @@ describe('card issuance survives a dying worker', () => {
       await expect(crashing.issue(cardId)).rejects.toThrow('worker died');
       expect((await capturesPerCard(dataSource, m.accountId))[0]).toMatchObject({ status: 'PENDING', captures: 0 });
 
+      // The supplier may have issued the card: a cancel now must not refund it.
+      const cancel = await api.api.as(m.key).post(`/v1/rewards/${created.id}/cancel`);
+      expect(cancel.status).toBe(422);
+      expect(cancel.body.message).toMatch(/being issued/);
+      expect(await countReleases(dataSource, cardId)).toBe(0);
+
       expect(await worker.app.get(CardIssuanceService).issue(cardId)).toBe('issued');
       expect(await worker.app.get(CardIssuanceService).issue(cardId)).toBe('skipped');
       const card = (await api.api.as(m.key).get(`/v1/rewards/${created.id}?include_credentials=true`)).body.reward.issuedCards[0];
       expect(JSON.stringify(card.credentials)).toBe(issuedBySupplier[0]);
       expect(await capturesPerCard(dataSource, m.accountId)).toEqual([{ id: cardId, status: 'ISSUED', captures: 1 }]);
+      expect(await countReleases(dataSource, cardId)).toBe(0);
+      await expectLedgerInvariants(dataSource, m.accountId);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a supplier that keeps timing out never fails the card: it stays PENDING, nothing refunded, and issues later', async () => {
+    const worker = await startTestApp();
+    try {
+      const m = await seedMerchant(api);
+      await fund(api, m, 100_000);
+      const picks = await catalogPicks(api, m.key);
+      const created = (await api.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward;
+      const cardId = created.issuedCards[0].id;
+      const real = worker.app.get<GiftCardSupplier>(GIFT_CARD_SUPPLIER);
+      const timingOut: GiftCardSupplier = { ...real, issueCard: async () => Promise.reject(new SupplierError('timeout after 30 s', false)) };
+      const issuance = new CardIssuanceService(dataSource, timingOut, worker.app.get(WalletLedger), worker.app.get(RewardWriter));
+      for (let attempt = 0; attempt < 10; attempt++) await expect(issuance.issue(cardId)).rejects.toThrow('timeout');
+      const still = (await api.api.as(m.key).get(`/v1/rewards/${created.id}`)).body.reward;
+      expect([still.status, still.issuedCards[0].status]).toEqual(['SENT', 'PENDING']);
+      expect(await countReleases(dataSource, cardId)).toBe(0);
+      expect(await worker.app.get(CardIssuanceService).issue(cardId)).toBe('issued');
       await expectLedgerInvariants(dataSource, m.accountId);
     } finally {
       await worker.close();

@@ -28,25 +28,30 @@ export class CardIssuanceService {
     private readonly writer: RewardWriter,
   ) {}
 
-  /** `finalAttempt`: a transient supplier error is then treated as permanent (card.failed). */
-  async issue(cardId: string, finalAttempt = false): Promise<IssuanceOutcome> {
-    return this.dataSource.transaction(async (manager) => {
-      const located = await manager.findOne(RewardCardEntity, { where: { id: cardId }, select: { rewardId: true } });
-      if (!located) return 'skipped';
-      const reward = await manager
-        .getRepository(RewardEntity)
-        .createQueryBuilder('r')
-        .setLock('pessimistic_write')
-        .where('r.id = :id', { id: located.rewardId })
-        .getOneOrFail();
-      const card = await manager
-        .getRepository(RewardCardEntity)
-        .createQueryBuilder('c')
-        .setLock('pessimistic_write')
-        .where('c.id = :id', { id: cardId })
-        .getOneOrFail();
-      if (card.status !== 'PENDING') return 'skipped';
+  /**
+   * Issues the card if it is still PENDING. A permanent supplier error fails the card (its value
+   * is re-credited); a transient one (timeout, 5xx) leaves it PENDING and throws, so the queue, and
+   * after that the sweeper, ask again with the same reference: after a timeout the supplier may
+   * well have issued the card, and only its answer may settle it.
+   */
+  async issue(cardId: string): Promise<IssuanceOutcome> {
+    if (!cardId) return 'skipped';
+    // Committed before the supplier is asked, so a crash during the call leaves a mark that stops a
+    // cancel from refunding a card the supplier may have issued.
+    const marked = await this.dataSource.transaction(async (manager) => {
+      const locked = await this.lockPending(manager, cardId);
+      if (!locked) return false;
+      if (!locked.card.supplierRequestedAt) {
+        await manager.update(RewardCardEntity, { id: cardId }, { supplierRequestedAt: new Date() });
+      }
+      return true;
+    });
+    if (!marked) return 'skipped';
 
+    return this.dataSource.transaction(async (manager) => {
+      const locked = await this.lockPending(manager, cardId);
+      if (!locked) return 'skipped';
+      const { reward, card } = locked;
       let issued;
       try {
         issued = await this.supplier.issueCard({
@@ -56,14 +61,35 @@ export class CardIssuanceService {
           reference: card.id,
         });
       } catch (error) {
-        const permanent = error instanceof SupplierError ? error.permanent : false;
-        if (!permanent && !finalAttempt) throw error; // rolled back; the queue retries with backoff
-        await this.fail(manager, reward, card, (error as Error).message);
+        if (!(error instanceof SupplierError && error.permanent)) {
+          this.logger.error({ cardId, err: error }, 'supplier did not settle the card; it stays PENDING and is asked again');
+          throw error; // rolled back; retried with backoff, then by the sweeper
+        }
+        await this.fail(manager, reward, card, error.message);
         return 'failed';
       }
       await this.succeed(manager, reward, card, issued.credentials, issued.redemptionInstructions);
       return 'issued';
     });
+  }
+
+  /** Locks the reward, then the card (the order cancel uses too); null unless the card is PENDING. */
+  private async lockPending(manager: EntityManager, cardId: string): Promise<{ reward: RewardEntity; card: RewardCardEntity } | null> {
+    const located = await manager.findOne(RewardCardEntity, { where: { id: cardId }, select: { id: true, rewardId: true } });
+    if (!located) return null;
+    const reward = await manager
+      .getRepository(RewardEntity)
+      .createQueryBuilder('r')
+      .setLock('pessimistic_write')
+      .where('r.id = :id', { id: located.rewardId })
+      .getOneOrFail();
+    const card = await manager
+      .getRepository(RewardCardEntity)
+      .createQueryBuilder('c')
+      .setLock('pessimistic_write')
+      .where('c.id = :id', { id: cardId })
+      .getOneOrFail();
+    return card.status === 'PENDING' ? { reward, card } : null;
   }
 
   private async succeed(
@@ -79,13 +105,14 @@ export class CardIssuanceService {
       { id: card.id },
       { status: 'ISSUED', credentials, redemptionInstructions: instructions, issuedAt: now },
     );
-    await this.ledger.capture(manager, {
+    const captured = await this.ledger.capture(manager, {
       accountId: reward.accountId,
       amountCents: card.amountCents,
       relatedType: 'card',
       relatedId: card.id,
       description: `${card.brandName} card for reward ${reward.id}`,
     });
+    if (!captured) throw new Error(`card ${card.id} was already captured while PENDING`);
     const timeline: TimelineEntry[] = [this.cardEvent(reward, card, 'card.issued', 'ISSUED')];
     const next = await this.statusAfterCard(manager, reward, card.id);
     if (next && next !== reward.status) {
@@ -112,13 +139,14 @@ export class CardIssuanceService {
     await manager.update(RewardCardEntity, { id: card.id }, { status: 'FAILED', failureReason: reason.slice(0, 500) });
     const closed = reward.status === 'CANCELED' || reward.status === 'EXPIRED';
     if (reward.type === 'FIXED' || closed) {
-      await this.ledger.release(manager, {
+      const released = await this.ledger.release(manager, {
         accountId: reward.accountId,
         amountCents: card.amountCents,
         relatedType: 'card',
         relatedId: card.id,
         description: `Card ${card.id} failed; value returned`,
       });
+      if (!released) throw new Error(`card ${card.id} was already released while PENDING`);
     }
     if (reward.type === 'FIXED') {
       await manager.update(RewardEntity, { id: reward.id }, { status: 'CANCELED' });

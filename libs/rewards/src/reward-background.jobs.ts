@@ -53,20 +53,23 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
           .createQueryBuilder('r')
           .setLock('pessimistic_write')
           .setOnLocked('skip_locked')
-          .where('r.expires_at <= now() AND r.status IN (:...open)', { open: OPEN_REWARD_STATUSES })
+          // Only rewards with value left expire (DECISIONS §4); one whose value is all in pending cards
+          // is REDEEMED when they issue, or gets value back (and expires) if one fails.
+          .where('r.expires_at <= now() AND r.status IN (:...open) AND r.remaining_value_cents > 0', { open: OPEN_REWARD_STATUSES })
           .orderBy('r.expires_at')
           .limit(batchSize)
           .getMany();
+        // Wallets are locked in account order, so two sweepers can never wait on each other.
+        due.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
         for (const reward of due) {
-          if (reward.remainingValueCents > 0) {
-            await this.ledger.release(manager, {
-              accountId: reward.accountId,
-              amountCents: reward.remainingValueCents,
-              relatedType: 'reward',
-              relatedId: reward.id,
-              description: `Reward ${reward.id} expired`,
-            });
-          }
+          const released = await this.ledger.release(manager, {
+            accountId: reward.accountId,
+            amountCents: reward.remainingValueCents,
+            relatedType: 'reward',
+            relatedId: reward.id,
+            description: `Reward ${reward.id} expired`,
+          });
+          if (!released) throw new Error(`reward ${reward.id} was already released while open`);
           reward.status = 'EXPIRED';
           reward.remainingValueCents = 0;
         }

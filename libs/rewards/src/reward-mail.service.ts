@@ -24,7 +24,10 @@ export class RewardMailService {
   async send(mailJobId: string, finalAttempt: boolean): Promise<'sent' | 'skipped'> {
     const [claimed] = await queryRows<{ reward_id: string }>(
       this.dataSource.manager,
-      `UPDATE mail_jobs SET attempts = attempts + 1 WHERE id = $1 AND status = 'PENDING' RETURNING reward_id`,
+      // The lease keeps a duplicate job (a stalled job re-run, the sweeper) from sending it twice at once.
+      `UPDATE mail_jobs SET attempts = attempts + 1, leased_until = now() + interval '2 minutes'
+        WHERE id = $1 AND status = 'PENDING' AND (leased_until IS NULL OR leased_until < now())
+        RETURNING reward_id`,
       [mailJobId],
     );
     if (!claimed) return 'skipped';
@@ -49,13 +52,13 @@ export class RewardMailService {
         expiresAt: reward.expiresAt,
       });
       await this.mailer.send({ fromName: senderName, to: reward.recipientEmail, reference: `${reward.id}-${mailJobId}`, ...email });
-      await this.dataSource.manager.update(MailJobEntity, { id: mailJobId }, { status: 'SENT', sentAt: new Date(), lastError: null });
+      await this.dataSource.manager.update(MailJobEntity, { id: mailJobId, status: 'PENDING' }, { status: 'SENT', sentAt: new Date(), lastError: null });
       return 'sent';
     } catch (error) {
       await this.dataSource.manager.update(
         MailJobEntity,
-        { id: mailJobId },
-        { status: finalAttempt ? 'FAILED' : 'PENDING', lastError: String((error as Error).message).slice(0, 500) },
+        { id: mailJobId, status: 'PENDING' },
+        { status: finalAttempt ? 'FAILED' : 'PENDING', leasedUntil: null, lastError: String((error as Error).message).slice(0, 500) },
       );
       throw error;
     }

@@ -88,6 +88,7 @@ export class RewardWriter {
               redemptionInstructions: null,
               credentials: null,
               failureReason: null,
+              supplierRequestedAt: null,
               issuedAt: null,
               createdAt: now,
             } satisfies Omit<RewardCardEntity, 'seq'>),

@@ -12,7 +12,7 @@ export class CardIssuanceProcessor {
 
   @Process({ concurrency: 8 })
   handle(job: Job<CardIssuanceJob>) {
-    return this.issuance.issue(job.data.cardId, isFinalAttempt(job));
+    return this.issuance.issue(job.data.cardId);
   }
 }
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
-import { newId, NotFoundError, pageWindow, ValidationError } from '@app/core';
-import { WalletLedger } from '@app/wallet';
+import { ApiError, newId, NotFoundError, pageWindow, ValidationError } from '@app/core';
+import { LedgerEntry, WalletLedger } from '@app/wallet';
 import type { RewardView } from './dto/reward.dto';
 import { MailJobEntity } from './entities/mail-job.entity';
 import { RewardCardEntity } from './entities/reward-card.entity';
@@ -56,7 +56,14 @@ export class RewardsService {
    */
   async cancel(accountId: string, id: string): Promise<RewardView> {
     await this.dataSource.transaction(async (manager) => {
-      const reward = await this.lock(manager, accountId, id);
+      // Issuance holds the reward lock across the supplier call; wait for it, but not forever.
+      await manager.query(`SET LOCAL lock_timeout = '10s'`);
+      const reward = await this.lock(manager, accountId, id).catch((error: { driverError?: { code?: string } }) => {
+        if (error.driverError?.code === '55P03') {
+          throw new ApiError(503, 'internal', 'The reward is busy (a card is being issued); retry shortly.');
+        }
+        throw error;
+      });
       if (!OPEN_REWARD_STATUSES.includes(reward.status)) {
         throw new ValidationError(`Reward ${id} is ${reward.status} and cannot be cancelled.`);
       }
@@ -67,18 +74,17 @@ export class RewardsService {
           .setLock('pessimistic_write')
           .where('c.reward_id = :id AND c.status = :pending', { id, pending: 'PENDING' })
           .getOne();
+        if (card?.supplierRequestedAt) {
+          // The supplier was asked and has not answered for sure: refunding now could pay for a card
+          // twice. The issuance retry settles it (REDEEMED, or FAILED with the value returned).
+          throw new ValidationError(`Reward ${id}'s card is being issued and can no longer be cancelled; retry to see the outcome.`);
+        }
         if (card) {
           await manager.update(RewardCardEntity, { id: card.id }, { status: 'CANCELED' });
-          await this.ledger.release(manager, {
-            accountId,
-            amountCents: card.amountCents,
-            relatedType: 'card',
-            relatedId: card.id,
-            description: `Cancelled reward ${id}`,
-          });
+          await this.release(manager, { accountId, amountCents: card.amountCents, relatedType: 'card', relatedId: card.id, description: `Cancelled reward ${id}` });
         }
       } else if (reward.remainingValueCents > 0) {
-        await this.ledger.release(manager, {
+        await this.release(manager, {
           accountId,
           amountCents: reward.remainingValueCents,
           relatedType: 'reward',
@@ -101,7 +107,8 @@ export class RewardsService {
   async resend(accountId: string, id: string): Promise<RewardView> {
     const mailJobId = newId('mail');
     await this.dataSource.transaction(async (manager) => {
-      await this.lock(manager, accountId, id);
+      // No row lock: a resend changes nothing a concurrent issuance or cancel could race with.
+      if (!(await manager.existsBy(RewardEntity, { id, accountId }))) throw new NotFoundError('Reward');
       await manager.insert(MailJobEntity, { id: mailJobId, rewardId: id, kind: 'resend', status: 'PENDING' });
       await this.writer.recordTimeline(manager, [{ event: RewardWriter.event(id, 'reward.resent', { channel: 'email' }) }]);
     });
@@ -119,6 +126,13 @@ export class RewardsService {
       [accountId, OPEN_REWARD_STATUSES],
     );
     return { totalRewards: row.total, activeRewards: row.active, redeemedRewards: row.redeemed, totalIssuedCents: Number(row.issued) };
+  }
+
+  /** A release that finds its movement already done means the state machine was bypassed: roll back. */
+  private async release(manager: EntityManager, entry: LedgerEntry): Promise<void> {
+    if (!(await this.ledger.release(manager, entry))) {
+      throw new Error(`ledger refused a second release of ${entry.relatedType} ${entry.relatedId}`);
+    }
   }
 
   private async lock(manager: EntityManager, accountId: string, id: string): Promise<RewardEntity> {

@@ -62,7 +62,10 @@ export class TopupsService {
         if (!topup) return;
         if (event.amountTotal !== topup.amountCents || event.currency?.toUpperCase() !== topup.currency) {
           // Never credit an amount we did not ask for; leave it for an operator to look at.
-          this.logger.error({ topupId: topup.id, event }, 'checkout amount or currency differs from the top-up');
+          this.logger.error(
+            { topupId: topup.id, sessionId: event.sessionId, amountTotal: event.amountTotal, currency: event.currency },
+            'checkout amount or currency differs from the top-up',
+          );
           throw new Error(`checkout for ${topup.id} does not match its amount or currency`);
         }
         await this.settle(manager, topup);

@@ -10,7 +10,13 @@ export interface StoredResponse {
 }
 
 export type IdempotencyClaim =
-  | { kind: 'owner'; complete(status: number, body: unknown): Promise<void> }
+  | {
+      kind: 'owner';
+      /** Stores the response to replay. */
+      complete(status: number, body: unknown): Promise<void>;
+      /** Stores nothing: the key stays free for a retry (a request that created nothing). */
+      release(): Promise<void>;
+    }
   | { kind: 'replay'; response: StoredResponse };
 
 /** Checks the header's shape; null when there is none. */
@@ -67,6 +73,9 @@ export async function claimIdempotencyKey(
           `UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE scope = $1 AND key_hash = $2`,
           [input.scope, keyHash, status, seal(input.key, JSON.stringify(body))],
         );
+      },
+      release: async () => {
+        await manager.query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key_hash = $2`, [input.scope, keyHash]);
       },
     };
   }

@@ -1,9 +1,13 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
-/** `page` of a list: 1-based. Each list adds its own `page_size` with its own default. */
+export const MAX_PAGE_SIZE = 100;
+
+/** `page` of a list: 1-based. Each list adds its own `page_size` with `@PageSizeQuery(default)`. */
 export class PageQueryDto {
-  /** Page number, from 1. */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, description: 'Page number, from 1.' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -12,4 +16,20 @@ export class PageQueryDto {
   page: number = 1;
 }
 
-export const MAX_PAGE_SIZE = 100;
+/** `page_size` of a list: an integer from 1 to 100, with the list's own default (SPEC Limits). */
+export function PageSizeQuery(defaultSize: number): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: defaultSize,
+      description: `Items per page, 1 to ${MAX_PAGE_SIZE}.`,
+    }),
+    IsOptional(),
+    Type(() => Number),
+    IsInt(),
+    Min(1),
+    Max(MAX_PAGE_SIZE),
+  );
+}

@@ -1,18 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageQueryDto, PageSizeQuery } from '@app/core';
 import { REWARD_STATUSES } from '../entities/reward.entity';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 export class ListRewardsQueryDto extends PageQueryDto {
-  /** Rewards per page, 1 to 100. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
+  @PageSizeQuery(25)
   page_size: number = 25;
 
   @ApiPropertyOptional({ enum: REWARD_STATUSES })

@@ -21,6 +21,10 @@ export class MailJobEntity {
   @Column({ type: 'integer', default: 0 })
   attempts: number;
 
+  /** While set and in the future, one worker is sending it: a duplicate job skips it. */
+  @Column({ name: 'leased_until', type: 'timestamptz', nullable: true })
+  leasedUntil: Date | null;
+
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError: string | null;
 

@@ -62,6 +62,14 @@ export class RewardCardEntity {
   @Column({ name: 'failure_reason', type: 'text', nullable: true })
   failureReason: string | null;
 
+  /**
+   * Set, and committed, before the supplier is first asked for this card. From then on only the
+   * supplier's answer settles the card: a cancel waits for it instead of refunding a card that may
+   * exist.
+   */
+  @Column({ name: 'supplier_requested_at', type: 'timestamptz', nullable: true })
+  supplierRequestedAt: Date | null;
+
   @Column({ name: 'issued_at', type: 'timestamptz', nullable: true })
   issuedAt: Date | null;
 

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
+import { IsInt, Max, Min } from 'class-validator';
+import { PageQueryDto, PageSizeQuery } from '@app/core';
 import { PAYMENT_PROVIDERS, TOPUP_STATUSES, TopupEntity } from '../entities/topup.entity';
 
 export class CreateTopupDto {
@@ -49,12 +48,7 @@ export class TopupListDto {
 }
 
 export class TopupsQueryDto extends PageQueryDto {
-  /** Top-ups per page, 1 to 100. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
+  @PageSizeQuery(25)
   page_size: number = 25;
 }
 

@@ -1,7 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
+import { PageQueryDto, PageSizeQuery } from '@app/core';
 import { WALLET_RELATED_TYPES, WALLET_TRANSACTION_KINDS, WalletTransactionEntity } from '../entities/wallet-transaction.entity';
 import { WalletEntity } from '../entities/wallet.entity';
 
@@ -48,12 +46,7 @@ export class WalletTransactionListDto {
 }
 
 export class WalletTransactionsQueryDto extends PageQueryDto {
-  /** Transactions per page, 1 to 100. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
+  @PageSizeQuery(50)
   page_size: number = 50;
 }
 

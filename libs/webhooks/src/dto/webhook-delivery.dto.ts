@@ -1,7 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
+import { PageQueryDto, PageSizeQuery } from '@app/core';
 import { WebhookDeliveryAttemptEntity } from '../entities/webhook-delivery-attempt.entity';
 import { DELIVERY_STATUSES, WebhookDeliveryEntity } from '../entities/webhook-delivery.entity';
 
@@ -56,12 +54,7 @@ export class WebhookDeliveryListDto {
 }
 
 export class WebhookDeliveriesQueryDto extends PageQueryDto {
-  /** Deliveries per page, 1 to 100. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
+  @PageSizeQuery(25)
   page_size: number = 25;
 }
 

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { EVENT_TYPES, MAX_PAGE_SIZE, PageQueryDto } from '@app/core';
+import { EVENT_TYPES, PageQueryDto, PageSizeQuery } from '@app/core';
 import { WebhookEndpointEntity } from '../entities/webhook-endpoint.entity';
 
 export const MAX_ROTATION_GRACE_SECONDS = 86_400;
@@ -120,12 +119,7 @@ export class WebhookEndpointListDto {
 }
 
 export class WebhookEndpointsQueryDto extends PageQueryDto {
-  /** Endpoints per page, 1 to 100. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
+  @PageSizeQuery(25)
   page_size: number = 25;
 }
 

@@ -61,6 +61,7 @@ export class Rewards1763800000000 implements MigrationInterface {
         redemption_instructions text,
         credentials jsonb,
         failure_reason text,
+        supplier_requested_at timestamptz,
         issued_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         CONSTRAINT reward_cards_issued_check CHECK ((status = 'ISSUED') = (credentials IS NOT NULL AND issued_at IS NOT NULL))
@@ -95,6 +96,7 @@ export class Rewards1763800000000 implements MigrationInterface {
         kind text NOT NULL CONSTRAINT mail_jobs_kind_check CHECK (kind IN ('reward', 'resend')),
         status text NOT NULL CONSTRAINT mail_jobs_status_check CHECK (status IN ('PENDING', 'SENT', 'FAILED')),
         attempts integer NOT NULL DEFAULT 0,
+        leased_until timestamptz,
         last_error text,
         created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         sent_at timestamptz
