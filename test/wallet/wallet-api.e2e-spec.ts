@@ -36,6 +36,7 @@ describe('wallet, transactions and fake top-ups over HTTP', () => {
       paymentsMode: 'fake',
     });
     const topupId = res.body.topup.id;
+    expect(Date.parse(res.body.topup.completedAt)).toBeGreaterThanOrEqual(Date.parse(res.body.topup.createdAt));
 
     expect((await api.get('/v1/wallet')).body.wallet).toEqual({ availableCents: 50_000, reservedCents: 0, currency: 'USD' });
 

@@ -47,7 +47,7 @@ export class TopupsService {
       return { topup: await this.topups.findOneByOrFail({ id: topup.id }), checkoutUrl: session.url };
     } catch (error) {
       this.logger.error({ err: error, topupId: topup.id }, 'creating the Stripe checkout session failed');
-      await this.topups.update({ id: topup.id, status: 'PENDING' }, { status: 'FAILED', completedAt: () => 'now()' });
+      await this.topups.update({ id: topup.id, status: 'PENDING' }, { status: 'FAILED', completedAt: () => 'clock_timestamp()' });
       throw new ApiError(502, 'internal', 'The payment provider could not be reached; nothing was charged. Retry later.');
     }
   }
@@ -101,7 +101,7 @@ export class TopupsService {
 
   /** Marks the top-up SUCCEEDED and credits the wallet, with its event, in the caller's transaction. */
   private async settle(manager: EntityManager, topup: TopupEntity): Promise<void> {
-    await manager.update(TopupEntity, { id: topup.id }, { status: 'SUCCEEDED', completedAt: () => 'now()' });
+    await manager.update(TopupEntity, { id: topup.id }, { status: 'SUCCEEDED', completedAt: () => 'clock_timestamp()' });
     const credited = await this.ledger.credit(manager, {
       accountId: topup.accountId,
       amountCents: topup.amountCents,
@@ -121,7 +121,7 @@ export class TopupsService {
     await this.topups
       .createQueryBuilder()
       .update()
-      .set({ status, completedAt: () => 'now()' })
+      .set({ status, completedAt: () => 'clock_timestamp()' })
       .where('id = :topupId AND status = :pending', { topupId, pending: 'PENDING' })
       .andWhere('(checkout_session_id IS NULL OR checkout_session_id = :sessionId)', { sessionId })
       .execute();
