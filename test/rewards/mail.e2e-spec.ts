@@ -7,7 +7,7 @@ import { parseMime } from '../support/mime';
 import { eventually } from '../support/processes';
 import { choiceReward, fund, recipient } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 describe('reward e-mail', () => {
   const smtp = new SmtpSink();
@@ -15,7 +15,8 @@ describe('reward e-mail', () => {
   let merchant: SeededMerchant;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { SMTP_URL: await smtp.start(), MAIL_FROM: 'Rewards <rewards@mail.example>' } });
+    // A database of its own: other suites' workers sweep pending e-mail jobs of their database.
+    t = await startTestApp({ env: { ...(await isolatedDatabase()), SMTP_URL: await smtp.start(), MAIL_FROM: 'Rewards <rewards@mail.example>' } });
     merchant = await seedMerchant(t, { name: 'Acme Inc' });
     await fund(t, merchant, 100_000);
     await t.api.as(merchant.key).patch('/v1/account/branding', {
@@ -72,9 +73,13 @@ describe('reward e-mail', () => {
     const to = recipient();
     const res = await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000, { recipient: to }));
     await smtp.waitFor((m) => m.to.includes(to.email), 30_000);
+    let last: unknown;
     const job = await eventually(async () => {
       const [row] = await t.app.get(DataSource).query(`SELECT status, attempts FROM mail_jobs WHERE reward_id = $1`, [res.body.reward.id]);
+      last = row;
       return row.status === 'SENT' ? row : undefined;
+    }).catch((error) => {
+      throw new Error(`${error.message}; mail job: ${JSON.stringify(last)}`);
     });
     expect(job).toEqual({ status: 'SENT', attempts: 2 });
     expect(smtp.messages.filter((m) => m.to.includes(to.email))).toHaveLength(1);
@@ -84,7 +89,7 @@ describe('reward e-mail', () => {
 describe('reward e-mail without SMTP_URL', () => {
   it('is written as an .eml file in MAIL_OUTBOX_DIR', async () => {
     const outbox = mkdtempSync(join(tmpdir(), 'outbox-'));
-    const t = await startTestApp({ env: { MAIL_OUTBOX_DIR: outbox } });
+    const t = await startTestApp({ env: { ...(await isolatedDatabase()), MAIL_OUTBOX_DIR: outbox } });
     try {
       const m = await seedMerchant(t);
       await fund(t, m, 5_000);

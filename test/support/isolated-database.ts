@@ -1,21 +1,15 @@
 import { Client } from 'pg';
-import { loadConfig, randomToken } from '@app/core';
-import { prepareInfrastructure } from '../../libs/core/src/database/prepare';
+import { isolatedDatabase } from './test-app';
 
 export interface IsolatedDatabase {
   url: string;
   drop(): Promise<void>;
 }
 
-/**
- * A migrated database of its own, for suites that change shared data (the catalog) that suites
- * running in parallel read. Pass `url` as DATABASE_URL to startTestApp.
- */
+/** isolatedDatabase() with a drop() for suites that clean up after themselves. */
 export async function createIsolatedDatabase(): Promise<IsolatedDatabase> {
-  const url = new URL(process.env.DATABASE_URL!);
-  const name = `${url.pathname.slice(1)}_${randomToken(4).toLowerCase()}`;
-  url.pathname = `/${name}`;
-  await prepareInfrastructure(loadConfig({ ...process.env, DATABASE_URL: url.toString() }));
+  const url = new URL((await isolatedDatabase()).DATABASE_URL);
+  const name = url.pathname.slice(1);
   return {
     url: url.toString(),
     async drop() {
