@@ -99,11 +99,21 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
       if (events.length === 0) return { taken: 0, deliveryIds: [] as string[] };
 
       const endpoints = (await manager.query(
-        `SELECT id, account_id, events FROM webhook_endpoints WHERE active AND account_id = ANY($1::text[])`,
+        `SELECT id, account_id, events, active FROM webhook_endpoints WHERE account_id = ANY($1::text[])`,
         [[...new Set(events.map((e) => e.account_id))]],
-      )) as { id: string; account_id: string; events: string[] }[];
+      )) as { id: string; account_id: string; events: string[]; active: boolean }[];
 
-      const rows = { id: [] as string[], endpoint: [] as string[], account: [] as string[], event: [] as string[], type: [] as string[], payload: [] as string[] };
+      // A paused endpoint gets its deliveries too, parked (no next attempt): it receives nothing while
+      // paused and everything once reactivated, so pausing never loses an event.
+      const rows = {
+        id: [] as string[],
+        endpoint: [] as string[],
+        account: [] as string[],
+        event: [] as string[],
+        type: [] as string[],
+        payload: [] as string[],
+        parked: [] as boolean[],
+      };
       for (const event of events) {
         const payload = JSON.stringify({ id: event.id, type: event.type, createdAt: event.created_at.toISOString(), data: event.data });
         for (const endpoint of endpoints) {
@@ -115,19 +125,22 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
           rows.event.push(event.id);
           rows.type.push(event.type);
           rows.payload.push(payload);
+          rows.parked.push(!endpoint.active);
         }
       }
-      let created: { id: string }[] = [];
+      let created: { id: string; due: boolean }[] = [];
       if (rows.id.length) {
-        created = (await manager.query(
+        const inserted = (await manager.query(
           `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, payload, next_attempt_at)
-           SELECT u.id, u.endpoint_id, u.account_id, u.event_id, u.event_type, u.payload::json, clock_timestamp()
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-                  AS u(id, endpoint_id, account_id, event_id, event_type, payload)
+           SELECT u.id, u.endpoint_id, u.account_id, u.event_id, u.event_type, u.payload::json,
+                  CASE WHEN u.parked THEN NULL ELSE clock_timestamp() END
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[])
+                  AS u(id, endpoint_id, account_id, event_id, event_type, payload, parked)
            ON CONFLICT (endpoint_id, event_id) DO NOTHING
-           RETURNING id`,
-          [rows.id, rows.endpoint, rows.account, rows.event, rows.type, rows.payload],
-        )) as { id: string }[];
+           RETURNING id, next_attempt_at IS NOT NULL AS due`,
+          [rows.id, rows.endpoint, rows.account, rows.event, rows.type, rows.payload, rows.parked],
+        )) as { id: string; due: boolean }[];
+        created = inserted.filter((row) => row.due);
       }
       await manager.query(`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY($1::text[])`, [events.map((e) => e.id)]);
       return { taken: events.length, deliveryIds: created.map((c) => c.id) };
