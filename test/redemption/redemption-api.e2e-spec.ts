@@ -210,6 +210,20 @@ describe('redemption JSON API (/r/{token}/api)', () => {
     expect(reward.issuedCards.map((c: any) => c.status)).toEqual(['ISSUED', 'ISSUED', 'ISSUED']);
   });
 
+  it('a picked card that fails issuance gives its value back to pick again, and the page says so', async () => {
+    const { token } = await send(choiceReward(5_000));
+    const amount = picks.failingVariable.minCents!;
+    expect((await recipient.pick(token, { utid: picks.failingVariable.utid, amountCents: amount })).status).toBe(201);
+    const state = await eventually(async () => {
+      const s = (await recipient.state(token)).body;
+      return s.cards[0]?.status === 'FAILED' && s;
+    });
+    expect(state.reward).toMatchObject({ remainingValueCents: 5_000, canPick: true });
+    const page = await recipient.page(token);
+    expect(page.body).toContain('This card could not be issued. Its value was returned, so you can pick another card.');
+    expect(page.body).toContain('Pick a card');
+  });
+
   it('picks until the value is used: PARTIALLY_REDEEMED at the first pick, REDEEMED once every card is issued', async () => {
     const pair = await splittablePair(t, m.key, 5_000);
     const { id, token } = await send(choiceReward(5_000));

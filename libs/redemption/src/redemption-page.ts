@@ -55,7 +55,7 @@ export function renderRedemptionPage(state: RedemptionStateView): string {
   const money = (cents: number) => formatMoney(cents, reward.currency);
   const color = reward.brandColor && /^#[0-9A-Fa-f]{6}$/.test(reward.brandColor) ? reward.brandColor : DEFAULT_COLOR;
   const what = reward.type === 'FIXED' && reward.brandName ? `a ${money(reward.faceValueCents)} ${reward.brandName} gift card` : `a ${money(reward.faceValueCents)} reward`;
-  const notice = STATUS_NOTICE[reward.status] ?? (reward.type === 'CHOICE' && !reward.canPick && reward.remainingValueCents > 0 ? STATUS_NOTICE.EXPIRED : null);
+  const notice = statusNotice(state);
   const pending = cards.some((card) => card.status === 'PENDING');
   const expiry = reward.expiresAt && reward.canPick ? `<p class="muted">Pick your cards by ${e(reward.expiresAt.slice(0, 10))}.</p>` : '';
 
@@ -81,21 +81,35 @@ ${reward.canPick ? pickSection(brands, reward.remainingValueCents, reward.curren
   });
 }
 
-function cardsSection(type: string, cards: IssuedCardDto[], money: (cents: number) => string): string {
-  if (cards.length === 0) return type === 'CHOICE' ? '' : '<p class="notice" role="status">Your gift card is being prepared.</p>';
-  const title = type === 'FIXED' ? 'Your gift card' : 'Your cards';
-  return `<section aria-labelledby="cards-title"><h2 id="cards-title">${title}</h2>
-<ul class="cards">${cards.map((card) => cardItem(card, money)).join('')}</ul></section>`;
+/** What the recipient must know about the reward as a whole, if anything. */
+function statusNotice({ reward, cards }: RedemptionStateView): string | null {
+  if (reward.type === 'FIXED') {
+    // A FIXED card that fails cancels the reward (DECISIONS §4): not the sender's doing.
+    if (cards.some((card) => card.status === 'FAILED')) return 'This gift card could not be issued. Please contact the sender.';
+    if (reward.status === 'REDEEMED') return null;
+  }
+  if (reward.status === 'SENT' || reward.status === 'OPENED' || reward.status === 'PARTIALLY_REDEEMED') {
+    // Past its expiry time but not yet swept: already closed for picks.
+    return reward.type === 'CHOICE' && !reward.canPick && reward.remainingValueCents > 0 ? STATUS_NOTICE.EXPIRED : null;
+  }
+  return STATUS_NOTICE[reward.status] ?? null;
 }
 
-function cardItem(card: IssuedCardDto, money: (cents: number) => string): string {
+function cardsSection(type: string, cards: IssuedCardDto[], money: (cents: number) => string): string {
+  if (cards.length === 0) return '';
+  const title = type === 'FIXED' ? 'Your gift card' : 'Your cards';
+  return `<section aria-labelledby="cards-title"><h2 id="cards-title">${title}</h2>
+<ul class="cards">${cards.map((card) => cardItem(card, type, money)).join('')}</ul></section>`;
+}
+
+function cardItem(card: IssuedCardDto, type: string, money: (cents: number) => string): string {
   const head = `<div class="card-head">${logo(card.brandName, card.brandImageUrl, 'sm')}<div><h3>${e(card.brandName)}</h3>
 <p class="muted">${e(card.rewardName)} · <strong>${e(money(card.amountCents))}</strong></p></div></div>`;
   let content: string;
   if (card.status === 'PENDING') {
     content = '<p class="pending" role="status"><span class="spinner" aria-hidden="true"></span>Issuing your card…</p>';
   } else if (card.status === 'FAILED') {
-    content = '<p class="notice" role="status">This card could not be issued. Its value was returned, so you can pick another card.</p>';
+    content = '<p class="notice">This card could not be issued.' + (type === 'CHOICE' ? ' Its value was returned, so you can pick another card.' : '') + '</p>';
   } else {
     content = `<dl class="credentials">${card.credentials.map(credential).join('')}</dl>${
       card.redemptionInstructions ? `<p class="instructions">${e(card.redemptionInstructions)}</p>` : ''
