@@ -100,6 +100,7 @@ describe('redemption page in a real browser (Debian chromium)', () => {
     const state = await new RecipientClient(t).state(tokenOf(link));
     expect(state.body.reward).toMatchObject({ status: 'REDEEMED', remainingValueCents: 0 });
     expect(issued.status).toBe('REDEEMED');
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.viewport.width);
     await page.screenshot({ path: artifact('redemption-choice-phone.png'), fullPage: true });
 
     const desktop = await offlineContext(browser, t.baseUrl, DESKTOP);
@@ -207,6 +208,8 @@ describe('redemption page in a real browser (Debian chromium)', () => {
       const box = (await button.boundingBox())!;
       expect(box.width).toBeGreaterThan(100);
       expect(box.x + box.width).toBeLessThanOrEqual(options.viewport.width);
+      // Nothing wider than the screen (a long link once was): no sideways scrolling on a phone.
+      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(options.viewport.width);
       expect(await page.getByText('Acme People Team', { exact: true }).isVisible()).toBe(true);
       expect(await page.getByText('Hi Hedy,').isVisible()).toBe(true);
       const background = await button.evaluate((el: any) => (globalThis as any).getComputedStyle(el.parentElement).backgroundColor);
