@@ -51,6 +51,11 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /oauth/token': 'public',
   'POST /oauth/revoke': 'public',
   'GET /.well-known/oauth-authorization-server': 'public',
+  // The recipient's redemption page and its API: the link token is the credential.
+  'GET /r/assets/redeem.js': 'public',
+  'GET /r/:token': 'public',
+  'GET /r/:token/api': 'public',
+  'POST /r/:token/api/cards': 'public',
 };
 
 describe('OpenAPI contract and route scopes', () => {

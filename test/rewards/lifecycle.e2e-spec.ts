@@ -217,6 +217,27 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     expect((await paused.api.as(m.key).post(`/v1/rewards/${ids[0]}/cancel`)).status).toBe(422);
   });
 
+  it('expiry leaves a reward whose value is all in pending cards: it becomes REDEEMED when they issue', async () => {
+    const m = await newMerchant(paused, 10_000);
+    const created = await paused.api.as(m.key).post('/v1/rewards', choiceReward(picks.fixedUsd.valueCents, { expiresAt: new Date(Date.now() + 1_500).toISOString() }));
+    const token = created.body.redemptionUrl.split('/r/')[1];
+    const pick = await fetch(`${paused.baseUrl}/r/${token}/api/cards`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ utid: picks.fixedUsd.utid, amountCents: picks.fixedUsd.valueCents }),
+    });
+    expect(pick.status).toBe(201);
+    const { card } = (await pick.json()) as { card: { id: string } };
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+
+    await t.app.get(RewardBackgroundJobs).expireDue();
+    expect((await reward(paused, m, created.body.reward.id)).status).toBe('PARTIALLY_REDEEMED');
+    expect(await t.app.get(CardIssuanceService).issue(card.id)).toBe('issued');
+    const done = await reward(paused, m, created.body.reward.id);
+    expect(done.status).toBe('REDEEMED');
+    expect(done.events.map((e: any) => e.type)).not.toContain('reward.expired');
+  });
+
   it('the account overview counts rewards and issued value from real data', async () => {
     const m = await newMerchant(t, 100_000);
     const fixed = (await t.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward.id;

@@ -5,6 +5,7 @@ import { CatalogModule } from '@app/catalog';
 import { AppConfig, InfrastructureModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
+import { RedemptionModule } from '@app/redemption';
 import { RewardsModule } from '@app/rewards';
 import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
@@ -27,6 +28,7 @@ export class ApiModule {
         AccountOverviewModule,
         CatalogModule,
         RewardsModule,
+        RedemptionModule,
         WebhooksModule,
         OAuthModule,
         ...(config.runWorkers ? [WorkerModule] : []),

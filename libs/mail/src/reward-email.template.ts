@@ -61,7 +61,7 @@ export function renderRewardEmail(input: RewardEmailInput): { subject: string; h
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f5f7;padding:24px 0"><tr><td align="center">
 <table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;width:100%;background:#ffffff;border-radius:8px;overflow:hidden">
 <tr><td style="background:${color};padding:20px 24px;color:${textOn(color)};font-size:18px;font-weight:bold">
-${input.logoUrl ? `<img src="${e(input.logoUrl)}" alt="${e(input.senderName)}" height="40" style="display:block;height:40px;margin-bottom:8px;border:0">` : ''}
+${input.logoUrl ? `<img src="${e(input.logoUrl)}" alt="" height="40" style="display:block;height:40px;margin-bottom:8px;border:0">` : ''}
 ${e(input.senderName)}</td></tr>
 <tr><td style="padding:24px">
 <p style="font-size:16px;margin:0 0 16px">Hi ${e(input.recipientFirstName)},</p>
@@ -72,7 +72,7 @@ ${input.message ? `<blockquote style="margin:0 0 16px;padding:12px 16px;border-l
 <a href="${e(input.link)}" style="display:inline-block;padding:14px 24px;color:${textOn(color)};text-decoration:none;font-weight:bold;font-size:16px">${e(action)}</a>
 </td></tr></table>
 ${expiry ? `<p style="font-size:14px;color:#555555;margin:16px 0 0">${e(expiry)}</p>` : ''}
-<p style="font-size:12px;color:#777777;margin:24px 0 0">Keep this link private: anyone who has it can redeem the reward.<br>If the button does not work, open <a href="${e(input.link)}" style="color:#555555">${e(input.link)}</a></p>
+<p style="font-size:12px;color:#777777;margin:24px 0 0">Keep this link private: anyone who has it can redeem the reward.<br>If the button does not work, open <a href="${e(input.link)}" style="color:#555555;word-break:break-all">${e(input.link)}</a></p>
 </td></tr></table>
 </td></tr></table>
 </body></html>`;

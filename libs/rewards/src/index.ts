@@ -11,3 +11,4 @@ export * from './entities/reward-event.entity';
 export * from './entities/redemption-link.entity';
 export * from './entities/mail-job.entity';
 export * from './dto/reward.dto';
+export * from './reward-catalog';

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       mailOutboxDir: './var/outbox',
       mailFrom: 'Rewards <rewards@localhost>',
       rateLimitPerMinute: 300,
+      redemptionRateLimitPerMinute: 120,
       expirySweepIntervalMs: 60000,
       webhookRetryBaseMs: 30000,
       webhookMaxAttempts: 12,

@@ -23,6 +23,8 @@ export interface AppConfig {
   mailOutboxDir: string;
   mailFrom: string;
   rateLimitPerMinute: number;
+  /** Requests per client address a minute to the credential-free redemption page and API (DECISIONS §10). */
+  redemptionRateLimitPerMinute: number;
   expirySweepIntervalMs: number;
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
@@ -127,6 +129,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailOutboxDir: raw(env, 'MAIL_OUTBOX_DIR') ?? './var/outbox',
     mailFrom,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
+    redemptionRateLimitPerMinute: integer(env, 'REDEMPTION_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
     expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 60_000, 100, 86_400_000),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1, 21_600_000),
     webhookMaxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),

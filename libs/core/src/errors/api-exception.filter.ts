@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorCode, FieldIssue } from './api-error';
+import { redactPathSecrets } from '../logging/logging.module';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'bad_request',
@@ -35,7 +36,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const { status, body, headers } = this.describe(exception, request);
     if (status >= 500) {
       this.logger.error(
-        { err: exception, requestId: request.id, method: request.method, url: request.originalUrl },
+        { err: exception, requestId: request.id, method: request.method, url: redactPathSecrets(request.originalUrl) },
         'request failed',
       );
     }

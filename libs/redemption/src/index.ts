@@ -1,0 +1,3 @@
+export * from './redemption.module';
+export { REDEMPTION_MISSES_PER_WINDOW } from './redemption.controller';
+export { code128Symbols } from './code128';

@@ -1,0 +1,227 @@
+import { formatMoney } from '@app/mail';
+import type { IssuedCardDto } from '@app/rewards';
+import { code128Svg } from './code128';
+import type { PickableBrandView, PickableItemView, RedemptionStateView } from './dto/redemption.dto';
+
+export const REDEEM_SCRIPT_PATH = '/r/assets/redeem.js';
+const DEFAULT_COLOR = '#1A73E8';
+
+function e(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** Readable text on the brand colour: dark on light colours, white on dark ones. */
+function textOn(color: string): string {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(color.slice(i, i + 2), 16) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.6 ? '#111111' : '#FFFFFF';
+}
+
+function initials(name: string): string {
+  const letters = name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((word) => word[0]!.toUpperCase());
+  return letters.join('') || '?';
+}
+
+/**
+ * A logo that degrades well: initials underneath, the image on top. Brand images are remote https
+ * URLs; when one fails (offline, blocked), redeem.js hides it and the initials show.
+ */
+function logo(name: string, url: string | null, size: 'lg' | 'sm'): string {
+  const img = url && /^https:\/\//.test(url) ? `<img src="${e(url)}" alt="${e(name)}" data-fallback loading="lazy" referrerpolicy="no-referrer">` : '';
+  return `<span class="logo logo-${size}"><span class="initials" aria-hidden="true">${e(initials(name))}</span>${img}</span>`;
+}
+
+const STATUS_NOTICE: Record<string, string> = {
+  CANCELED: 'This reward was cancelled by the sender. No more cards can be picked; cards already issued stay valid.',
+  EXPIRED: 'This reward has expired. No more cards can be picked; cards already issued stay valid.',
+  REDEEMED: 'You have used the whole reward. Enjoy your cards!',
+};
+
+function page(title: string, body: string, options: { color?: string; head?: string } = {}): string {
+  const color = options.color ?? DEFAULT_COLOR;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex,nofollow"><title>${e(title)}</title>${options.head ?? ''}
+<style>${STYLES}</style></head>
+<body style="--brand:${color};--on-brand:${textOn(color)}">${body}
+<script src="${REDEEM_SCRIPT_PATH}" defer></script></body></html>`;
+}
+
+export function renderRedemptionPage(state: RedemptionStateView): string {
+  const { reward, cards, brands } = state;
+  const money = (cents: number) => formatMoney(cents, reward.currency);
+  const color = reward.brandColor && /^#[0-9A-Fa-f]{6}$/.test(reward.brandColor) ? reward.brandColor : DEFAULT_COLOR;
+  const what = reward.type === 'FIXED' && reward.brandName ? `a ${money(reward.faceValueCents)} ${reward.brandName} gift card` : `a ${money(reward.faceValueCents)} reward`;
+  const notice = statusNotice(state);
+  const pending = cards.some((card) => card.status === 'PENDING');
+  const expiry = reward.expiresAt && reward.canPick ? `<p class="muted">Pick your cards by ${e(reward.expiresAt.slice(0, 10))}.</p>` : '';
+
+  const body = `
+<header class="bar">${logo(reward.senderName, reward.logoUrl, 'lg')}<span class="sender">${e(reward.senderName)}</span></header>
+<main>
+<h1>Hi ${e(reward.recipientFirstName)}, ${e(reward.senderName)} sent you ${e(what)}</h1>
+${reward.message ? `<blockquote class="message">${e(reward.message)}</blockquote>` : ''}
+<dl class="amounts">
+<div><dt>Reward value</dt><dd id="face-value">${e(money(reward.faceValueCents))}</dd></div>
+${reward.type === 'CHOICE' ? `<div><dt>Left to spend</dt><dd id="remaining-value">${e(money(reward.remainingValueCents))}</dd></div>` : ''}
+</dl>
+${notice ? `<p class="notice notice-${e(reward.status.toLowerCase())}" role="status" id="reward-status">${e(notice)}</p>` : ''}
+${expiry}
+${cardsSection(reward.type, cards, money)}
+${reward.canPick ? pickSection(brands, reward.remainingValueCents, reward.currency, money) : ''}
+<p class="muted small">Keep this page private: anyone with its link can use the reward.</p>
+</main>`;
+  return page(`${reward.senderName} sent you ${what}`, body, {
+    color,
+    // Without JavaScript, a page with a card still issuing refreshes itself.
+    head: pending ? '<noscript><meta http-equiv="refresh" content="3"></noscript>' : '',
+  });
+}
+
+/** What the recipient must know about the reward as a whole, if anything. */
+function statusNotice({ reward, cards }: RedemptionStateView): string | null {
+  if (reward.type === 'FIXED') {
+    // A FIXED card that fails cancels the reward (DECISIONS §4): not the sender's doing.
+    if (cards.some((card) => card.status === 'FAILED')) return 'This gift card could not be issued. Please contact the sender.';
+    if (reward.status === 'REDEEMED') return null;
+  }
+  if (reward.status === 'SENT' || reward.status === 'OPENED' || reward.status === 'PARTIALLY_REDEEMED') {
+    // Past its expiry time but not yet swept: already closed for picks.
+    return reward.type === 'CHOICE' && !reward.canPick && reward.remainingValueCents > 0 ? STATUS_NOTICE.EXPIRED : null;
+  }
+  return STATUS_NOTICE[reward.status] ?? null;
+}
+
+function cardsSection(type: string, cards: IssuedCardDto[], money: (cents: number) => string): string {
+  if (cards.length === 0) return '';
+  const title = type === 'FIXED' ? 'Your gift card' : 'Your cards';
+  return `<section aria-labelledby="cards-title"><h2 id="cards-title">${title}</h2>
+<ul class="cards">${cards.map((card) => cardItem(card, type, money)).join('')}</ul></section>`;
+}
+
+function cardItem(card: IssuedCardDto, type: string, money: (cents: number) => string): string {
+  const head = `<div class="card-head">${logo(card.brandName, card.brandImageUrl, 'sm')}<div><h3>${e(card.brandName)}</h3>
+<p class="muted">${e(card.rewardName)} · <strong>${e(money(card.amountCents))}</strong></p></div></div>`;
+  let content: string;
+  if (card.status === 'PENDING') {
+    content = '<p class="pending" role="status"><span class="spinner" aria-hidden="true"></span>Issuing your card…</p>';
+  } else if (card.status === 'FAILED') {
+    content = '<p class="notice">This card could not be issued.' + (type === 'CHOICE' ? ' Its value was returned, so you can pick another card.' : '') + '</p>';
+  } else {
+    content = `<dl class="credentials">${card.credentials.map(credential).join('')}</dl>${
+      card.redemptionInstructions ? `<p class="instructions">${e(card.redemptionInstructions)}</p>` : ''
+    }`;
+  }
+  return `<li class="card" data-card-status="${e(card.status)}" data-card-id="${e(card.id)}">${head}${content}</li>`;
+}
+
+function credential(c: IssuedCardDto['credentials'][number]): string {
+  const label = `<dt>${e(c.label)}</dt>`;
+  switch (c.type) {
+    case 'url':
+      return /^https?:\/\//.test(c.value)
+        ? `${label}<dd><a class="button secondary" href="${e(c.value)}" target="_blank" rel="noopener noreferrer">Open your card</a></dd>`
+        : `${label}<dd><code>${e(c.value)}</code></dd>`;
+    case 'barcode': {
+      const svg = code128Svg(c.value, `Barcode of ${c.value}`);
+      return `${label}<dd>${svg ?? ''}<code class="barcode-value">${e(c.value)}</code></dd>`;
+    }
+    case 'date':
+      return `${label}<dd><time datetime="${e(c.value)}">${e(c.value.slice(0, 10))}</time></dd>`;
+    default:
+      return `${label}<dd class="copyable"><code>${e(c.value)}</code>
+<button type="button" class="copy" data-copy="${e(c.value)}" aria-label="Copy ${e(c.label)}">Copy</button></dd>`;
+  }
+}
+
+function itemLabel(brand: PickableBrandView, item: PickableItemView, money: (cents: number) => string): string {
+  return item.valueType === 'FIXED_VALUE'
+    ? `${brand.name} ${money(item.faceValueCents!)}`
+    : `${brand.name} any amount, ${money(item.minValueCents!)} to ${money(item.maxValueCents!)}`;
+}
+
+function pickSection(brands: PickableBrandView[], remaining: number, currency: string, money: (cents: number) => string): string {
+  const list = brands
+    .map((brand) => {
+      const items = brand.items
+        .map((item) => {
+          const affordable = (item.valueType === 'FIXED_VALUE' ? item.faceValueCents! : item.minValueCents!) <= remaining;
+          return `<label class="item${affordable ? '' : ' unaffordable'}"><input type="radio" name="utid" value="${e(item.utid)}" data-type="${item.valueType}"
+ data-face="${item.faceValueCents ?? ''}" data-min="${item.minValueCents ?? ''}" data-max="${item.maxValueCents ?? ''}"${affordable ? '' : ' disabled'}>
+<span>${e(itemLabel(brand, item, money))}</span></label>`;
+        })
+        .join('');
+      return `<fieldset class="brand" data-search="${e(`${brand.name} ${brand.items.map((i) => i.rewardName).join(' ')}`.toLowerCase())}">
+<legend>${logo(brand.name, brand.imageUrl, 'sm')}<span>${e(brand.name)}</span></legend>${items}</fieldset>`;
+    })
+    .join('');
+  return `<section aria-labelledby="pick-title"><h2 id="pick-title">Pick a card</h2>
+<form id="pick-form" data-remaining="${remaining}" data-currency="${e(currency)}" novalidate>
+<div class="field"><label for="brand-search">Search brands</label>
+<input id="brand-search" type="search" autocomplete="off" placeholder="e.g. coffee, books"></div>
+<div class="brands" role="group" aria-label="Cards you can pick">${list}<p id="no-match" class="muted" hidden>No brand matches your search.</p></div>
+<div class="field"><label for="amount">Amount</label>
+<input id="amount" name="amount" type="number" inputmode="decimal" step="0.01" min="0.01" max="${(remaining / 100).toFixed(2)}" aria-describedby="amount-hint" required>
+<p id="amount-hint" class="muted small">In ${e(currency)}. Pick a card first; you have ${e(money(remaining))} left.</p></div>
+<button type="submit" class="button">Get this card</button>
+<p id="pick-message" class="pick-message" role="alert" aria-live="assertive"></p>
+</form></section>`;
+}
+
+export function renderMessagePage(title: string, message: string): string {
+  return page(title, `<main><h1>${e(title)}</h1><p>${e(message)}</p></main>`);
+}
+
+const STYLES = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1b1f24;background:#f4f5f7}
+.bar{display:flex;align-items:center;gap:12px;padding:14px 20px;background:var(--brand);color:var(--on-brand)}
+.sender{font-weight:700;font-size:1.15rem}
+main{max-width:720px;margin:0 auto;padding:20px 16px 48px}
+h1{font-size:1.5rem;line-height:1.25;margin:8px 0 16px}
+h2{font-size:1.2rem;margin:28px 0 12px}
+h3{font-size:1rem;margin:0}
+.muted{color:#57606a}.small{font-size:.85rem}
+.message{margin:0 0 16px;padding:12px 16px;border-left:4px solid var(--brand);background:#fff;white-space:pre-line;border-radius:4px}
+.amounts{display:flex;gap:12px;flex-wrap:wrap;margin:0 0 16px}
+.amounts div{flex:1 1 140px;background:#fff;border-radius:8px;padding:12px 16px;box-shadow:0 1px 2px rgba(0,0,0,.08)}
+.amounts dt{font-size:.85rem;color:#57606a}.amounts dd{margin:0;font-size:1.6rem;font-weight:700}
+.notice{background:#fff8e1;border:1px solid #f0c36d;border-radius:8px;padding:12px 16px}
+.notice-canceled,.notice-expired{background:#fdecea;border-color:#f1a7a0}
+.notice-redeemed{background:#e7f6ec;border-color:#8fd3a5}
+.logo{position:relative;display:inline-flex;align-items:center;justify-content:center;flex:none;border-radius:8px;overflow:hidden;background:#fff;color:#1b1f24;font-weight:700}
+.logo-lg{width:44px;height:44px}.logo-sm{width:36px;height:36px;font-size:.85rem;border:1px solid #d0d7de}
+.logo img{position:absolute;inset:0;width:100%;height:100%;object-fit:contain;background:#fff}
+.logo img[hidden]{display:none}
+.cards{list-style:none;padding:0;margin:0;display:grid;gap:12px}
+.card{background:#fff;border-radius:10px;padding:16px;box-shadow:0 1px 3px rgba(0,0,0,.1)}
+.card-head{display:flex;gap:12px;align-items:center;margin-bottom:8px}.card-head p{margin:0}
+.credentials{margin:0}.credentials dt{font-size:.85rem;color:#57606a;margin-top:10px}.credentials dd{margin:2px 0 0}
+code{font:600 1.05rem/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-all}
+.copyable{display:flex;gap:8px;align-items:center;flex-wrap:wrap}
+.barcode{display:block;width:100%;max-width:340px;height:72px}
+.barcode-value{font-size:.85rem;font-weight:400}
+.button,button{display:inline-block;border:0;border-radius:8px;padding:12px 20px;font:inherit;font-weight:700;background:var(--brand);color:var(--on-brand);text-decoration:none;cursor:pointer;min-height:44px}
+.button.secondary,button.copy{background:#eef1f4;color:#1b1f24;padding:8px 14px;min-height:40px}
+button:disabled{opacity:.6;cursor:progress}
+:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
+.pending{display:flex;align-items:center;gap:8px;margin:0}
+.spinner{width:16px;height:16px;border:3px solid #d0d7de;border-top-color:var(--brand);border-radius:50%;animation:spin 1s linear infinite}
+@keyframes spin{to{transform:rotate(360deg)}}
+@media (prefers-reduced-motion:reduce){.spinner{animation:none}}
+.field{margin:12px 0}.field label{display:block;font-weight:600;margin-bottom:4px}
+input[type=search],input[type=number]{width:100%;font:inherit;padding:10px 12px;border:1px solid #8c959f;border-radius:8px;background:#fff;min-height:44px}
+input[readonly]{background:#f4f5f7}
+.brands{max-height:26rem;overflow:auto;background:#fff;border:1px solid #d0d7de;border-radius:10px;padding:4px 12px}
+.brand{border:0;border-bottom:1px solid #eaeef2;margin:0;padding:10px 0}
+.brand legend{display:flex;align-items:center;gap:10px;font-weight:700;padding:0;float:left;width:100%;margin-bottom:6px}
+.brand legend+*{clear:both}
+.item{display:flex;align-items:center;gap:10px;padding:8px 4px;min-height:44px;cursor:pointer;border-radius:6px}
+.item:hover{background:#f4f5f7}.item input{width:20px;height:20px;flex:none;accent-color:var(--brand)}
+.item.unaffordable{color:#8c959f;cursor:not-allowed}
+.pick-message{min-height:1.5em;font-weight:600;color:#b42318}
+.pick-message.ok{color:#1a7f37}
+`;

@@ -1,0 +1,120 @@
+import { Body, Controller, Get, Headers, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public, RateLimiter, setRateLimitHeaders } from '@app/auth';
+import { APP_CONFIG, AppConfig, NotFoundError, parseIdempotencyKey, RateLimitedError } from '@app/core';
+import { PickCardDto, RedemptionStateView } from './dto/redemption.dto';
+import { REDEEM_SCRIPT } from './redeem-script';
+import { renderMessagePage, renderRedemptionPage } from './redemption-page';
+import { RedemptionService } from './redemption.service';
+
+/** Unknown tokens allowed per client address in MISS_WINDOW_MS, before the address is refused for a while. */
+export const REDEMPTION_MISSES_PER_WINDOW = 20;
+const MISS_WINDOW_MS = 10 * 60_000;
+
+type Refusal = { status: 404 | 429; retryAfter?: number };
+
+/**
+ * The recipient's page and its JSON API (DECISIONS §7), reached by the link token alone. Not part
+ * of the merchant API, so not in openapi.yaml: README documents it. Every request counts against
+ * the address (DECISIONS §10), and unknown tokens count again on a tighter budget, so guessing
+ * tokens from one address stops long before it could matter.
+ */
+@ApiExcludeController()
+@Public()
+@Controller('r')
+export class RedemptionController {
+  constructor(
+    private readonly redemption: RedemptionService,
+    private readonly limiter: RateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  // Declared before ':token' so the asset path is never taken for a token.
+  @Get('assets/redeem.js')
+  script(@Res() res: Response): void {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type('application/javascript; charset=utf-8').send(REDEEM_SCRIPT);
+  }
+
+  @Get(':token')
+  async page(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    privateResponse(res);
+    const found = await this.open(token, req, res);
+    if ('status' in found) {
+      if (found.retryAfter) res.setHeader('Retry-After', String(found.retryAfter));
+      const [title, text] =
+        found.status === 404
+          ? ['Link not found', 'This reward link is not valid. Check that you opened the whole link from your e-mail.']
+          : ['Too many attempts', 'Wait a few minutes, then open the link from your e-mail again.'];
+      res.status(found.status).type('html').send(renderMessagePage(title, text));
+      return;
+    }
+    res.status(200).type('html').send(renderRedemptionPage(found));
+  }
+
+  @Get(':token/api')
+  async state(@Param('token') token: string, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RedemptionStateView> {
+    privateResponse(res);
+    const found = await this.open(token, req, res);
+    if ('status' in found) throw refusalError(found);
+    return found;
+  }
+
+  @Post(':token/api/cards')
+  async pick(
+    @Param('token') token: string,
+    @Body() body: PickCardDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<unknown> {
+    privateResponse(res);
+    const refused = await this.admit(req, res);
+    if (refused) throw refusalError(refused);
+    try {
+      const outcome = await this.redemption.pick(token, body, parseIdempotencyKey(idempotencyKey));
+      res.status(outcome.status);
+      if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      return outcome.body;
+    } catch (error) {
+      if (error instanceof NotFoundError) await this.miss(req);
+      throw error;
+    }
+  }
+
+  /** Admits the request, finds the reward and marks it opened; or says why not. */
+  private async open(token: string, req: Request, res: Response): Promise<RedemptionStateView | Refusal> {
+    const refused = await this.admit(req, res);
+    if (refused) return refused;
+    const reward = await this.redemption.find(token);
+    if (!reward) {
+      await this.miss(req);
+      return { status: 404 };
+    }
+    return this.redemption.state(await this.redemption.markOpened(reward));
+  }
+
+  private async admit(req: Request, res: Response): Promise<Refusal | null> {
+    const address = req.ip ?? 'unknown';
+    const misses = await this.limiter.peek('redemption-misses', address, REDEMPTION_MISSES_PER_WINDOW, MISS_WINDOW_MS);
+    if (!misses.allowed) return { status: 429, retryAfter: misses.resetSeconds };
+    const usage = await this.limiter.hit('redemption', address, this.config.redemptionRateLimitPerMinute);
+    setRateLimitHeaders(res, usage);
+    return usage.allowed ? null : { status: 429, retryAfter: usage.resetSeconds };
+  }
+
+  private async miss(req: Request): Promise<void> {
+    await this.limiter.hit('redemption-misses', req.ip ?? 'unknown', REDEMPTION_MISSES_PER_WINDOW, MISS_WINDOW_MS);
+  }
+}
+
+/** The page and its answers hold gift-card credentials: never cached, never indexed. */
+function privateResponse(res: Response): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Robots-Tag', 'noindex, nofollow');
+}
+
+function refusalError(refusal: Refusal): Error {
+  return refusal.status === 404 ? new NotFoundError('Redemption link') : new RateLimitedError(refusal.retryAfter ?? 60);
+}
