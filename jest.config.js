@@ -19,6 +19,7 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 60_000,
   maxWorkers: 2,
 };
