@@ -5,7 +5,6 @@ import {
   claimIdempotencyKey,
   fingerprint,
   hashSecret,
-  newId,
   NotFoundError,
   queryRows,
   ValidationError,
@@ -207,25 +206,11 @@ export class RedemptionService {
     if (dto.amountCents > reward.remainingValueCents) {
       throw new ValidationError(`${money(dto.amountCents)} is more than the ${money(reward.remainingValueCents)} left.`);
     }
-    return Object.assign(new RewardCardEntity(), {
-      id: newId('card'),
-      rewardId: reward.id,
-      accountId: reward.accountId,
-      utid: item.utid,
-      rewardName: item.rewardName,
-      brandKey: brand.brandKey,
-      brandName: brand.name,
-      brandImageUrl: brand.imageUrl,
-      amountCents: dto.amountCents,
-      currency: reward.currency,
-      status: 'PENDING',
-      redemptionInstructions: null,
-      credentials: null,
-      failureReason: null,
-      supplierRequestedAt: null,
-      issuedAt: null,
-      createdAt: new Date(),
-    } satisfies Omit<RewardCardEntity, 'seq'>);
+    return RewardWriter.pendingCard(
+      reward,
+      { utid: item.utid, rewardName: item.rewardName, brandKey: brand.brandKey, brandName: brand.name, brandImageUrl: brand.imageUrl },
+      dto.amountCents,
+    );
   }
 
   private async pickableBrands(reward: RewardEntity): Promise<PickableBrandView[]> {

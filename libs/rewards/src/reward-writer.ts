@@ -71,29 +71,7 @@ export class RewardWriter {
         redeemedAt: null,
         createdAt: now,
       } satisfies Omit<RewardEntity, 'seq'>);
-      const cards = item
-        ? [
-            Object.assign(new RewardCardEntity(), {
-              id: newId('card'),
-              rewardId: reward.id,
-              accountId: input.accountId,
-              utid: item.utid,
-              rewardName: item.rewardName,
-              brandKey: item.brandKey,
-              brandName: item.brandName,
-              brandImageUrl: item.brandImageUrl,
-              amountCents: dto.valueCents,
-              currency: input.currency,
-              status: 'PENDING',
-              redemptionInstructions: null,
-              credentials: null,
-              failureReason: null,
-              supplierRequestedAt: null,
-              issuedAt: null,
-              createdAt: now,
-            } satisfies Omit<RewardCardEntity, 'seq'>),
-          ]
-        : [];
+      const cards = item ? [RewardWriter.pendingCard(reward, item, dto.valueCents, now)] : [];
       const events = (['reward.created', 'reward.sent'] as const).map((type) =>
         Object.assign(new RewardEventEntity(), {
           id: newId('evt'),
@@ -165,6 +143,34 @@ export class RewardWriter {
       manager,
       entries.filter((e) => e.webhook).map((e) => ({ ...e.webhook!, id: e.event.id })),
     );
+  }
+
+  /** A new PENDING card of `reward`, with the catalog's names as they are now (the snapshot). */
+  static pendingCard(
+    reward: Pick<RewardEntity, 'id' | 'accountId' | 'currency'>,
+    item: NonNullable<CheckedReward['item']>,
+    amountCents: number,
+    now = new Date(),
+  ): RewardCardEntity {
+    return Object.assign(new RewardCardEntity(), {
+      id: newId('card'),
+      rewardId: reward.id,
+      accountId: reward.accountId,
+      utid: item.utid,
+      rewardName: item.rewardName,
+      brandKey: item.brandKey,
+      brandName: item.brandName,
+      brandImageUrl: item.brandImageUrl,
+      amountCents,
+      currency: reward.currency,
+      status: 'PENDING',
+      redemptionInstructions: null,
+      credentials: null,
+      failureReason: null,
+      supplierRequestedAt: null,
+      issuedAt: null,
+      createdAt: now,
+    } satisfies Omit<RewardCardEntity, 'seq'>);
   }
 
   /** A timeline entry for `type` now, with a fresh `evt_` id. */
