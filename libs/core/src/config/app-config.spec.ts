@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, loadConfig, redactUrl } from './app-config';
 
 describe('loadConfig', () => {
@@ -59,6 +61,19 @@ describe('loadConfig', () => {
     expect((error as ConfigError).variable).toBe(variable);
     expect((error as ConfigError).message).toMatch(new RegExp(`^Invalid configuration: ${variable} `));
     expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('.env.example lists every variable the service reads, each with its default', () => {
+    const root = join(__dirname, '..', '..', '..', '..');
+    const example = Object.fromEntries(
+      readFileSync(join(root, '.env.example'), 'utf8')
+        .split('\n')
+        .filter((line) => /^[A-Z_]+=/.test(line))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+    const read = new Set([...readFileSync(join(__dirname, 'app-config.ts'), 'utf8').matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]));
+    expect(Object.keys(example).sort()).toEqual([...read].sort());
+    expect(loadConfig(example)).toEqual(loadConfig({}));
   });
 
   it('never prints a password from a URL', () => {
