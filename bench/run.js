@@ -455,7 +455,8 @@ async function createPhase(name, merchants, body, extra = {}) {
   const r = await measured(name, async () => summarise(await cannon({ duration: DURATION, requests: createRequests(merchants, body), ...extra })));
   const created = (await rewardCount(accountIds)) - before;
   r.rewardsCreated = created;
-  r.createdMatches2xx = created === r.ok;
+  // requests still in flight when autocannon stops counting complete on the server: at most one per connection
+  r.createdMatches2xx = created >= r.ok && created - r.ok <= CONNECTIONS;
   r.invariants = await invariants(name, accountIds);
   results.invariants.push(r.invariants);
   if (extra.overallRate) r.offeredRate = extra.overallRate;
@@ -842,7 +843,7 @@ only a scale reference).
 ${rows.join('\n')}
 
 Ledger invariants (balances ≥ 0 and equal to the sums of their ledger rows) after every create phase and after the replay:
-${results.invariants.every((i) => i.ok) ? 'all held' : 'VIOLATED, see the JSON'}. Rewards created = 2xx responses in every create phase:
+${results.invariants.every((i) => i.ok) ? 'all held' : 'VIOLATED, see the JSON'}. Rewards created = 2xx responses (plus at most one in-flight request per connection at the end) in every create phase:
 ${Object.values(results.phases).filter((p) => p.createdMatches2xx !== undefined).every((p) => p.createdMatches2xx) ? 'yes' : 'NO'}.
 
 ## Where the time goes
