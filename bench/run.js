@@ -451,8 +451,10 @@ async function invariants(label, accountIds) {
 async function createPhase(name, merchants, body, extra = {}) {
   const accountIds = merchants.map((m) => m.accountId);
   await cannon({ duration: WARMUP, requests: createRequests(merchants, body), ...extra });
+  await sleep(1000); // the warm-up's last requests land before the count
   const before = await rewardCount(accountIds);
   const r = await measured(name, async () => summarise(await cannon({ duration: DURATION, requests: createRequests(merchants, body), ...extra })));
+  await sleep(1000);
   const created = (await rewardCount(accountIds)) - before;
   r.rewardsCreated = created;
   // requests still in flight when autocannon stops counting complete on the server: at most one per connection
