@@ -68,16 +68,8 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
     };
   }
 
-  /** When this process last recorded each key's use: within the minute the UPDATE would change nothing. */
-  private readonly touchedAt = new Map<string, number>();
-
   /** Records use at most once a minute per key, off the request path. */
   private touch(id: string): void {
-    const now = Date.now();
-    const last = this.touchedAt.get(id);
-    if (last !== undefined && now - last < 60_000) return;
-    if (this.touchedAt.size >= 10_000) this.touchedAt.clear();
-    this.touchedAt.set(id, now);
     void this.keys
       .createQueryBuilder()
       .update()
