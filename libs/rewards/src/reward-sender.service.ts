@@ -70,6 +70,11 @@ export class RewardSender {
         source: sourceOf(principal, false),
         checked: [checked],
       });
+      // The stored response is written before the hold: the hold locks the wallet row, and every
+      // statement after it keeps that lock (contended by all of the merchant's sends) one round trip
+      // longer. Same transaction, so a refused hold still rolls the stored response back.
+      const body: CreateRewardResponseDto = { reward: toRewardDto(written.view), redemptionUrl: written.redemptionUrl };
+      await claim?.complete(201, body);
       await this.ledger.hold(manager, {
         accountId: principal.accountId,
         amountCents: dto.valueCents,
@@ -77,8 +82,6 @@ export class RewardSender {
         relatedId: written.view.reward.id,
         description: `Reward ${written.view.reward.id}`,
       });
-      const body: CreateRewardResponseDto = { reward: toRewardDto(written.view), redemptionUrl: written.redemptionUrl };
-      await claim?.complete(201, body);
       return { written: [written], body };
     });
 
