@@ -38,12 +38,11 @@ export class RewardSender {
   ): Promise<SendOutcome<CreateRewardResponseDto | DryRunRewardResponseDto>> {
     const issues = crossFieldIssues(dto);
     if (issues.length) throw new BadRequestError(issues);
-    const { currency } = await this.ledger.getWallet(principal.accountId);
+    const wallet = await this.ledger.getWallet(principal.accountId);
+    const { currency } = wallet;
 
     if (options.dryRun) {
-      const catalog = await this.catalog.load(currency);
-      await this.catalog.check(dto, currency, catalog);
-      const wallet = await this.ledger.getWallet(principal.accountId);
+      await this.catalog.check(dto, currency, await this.catalog.load(currency));
       if (wallet.availableCents < dto.valueCents) throw new InsufficientFundsError();
       return {
         status: 200,

@@ -68,8 +68,8 @@ export class WebhookEndpointsController {
     operationId: 'updateWebhookEndpoint',
     summary: 'Change the URL, subscription, description, or pause/resume',
     description:
-      '`active: false` pauses the endpoint without deleting it: events that happen while it is paused are not sent to it, ' +
-      'and deliveries already pending wait. `active: true` resumes it and sends the waiting deliveries.',
+      '`active: false` pauses the endpoint without deleting it: nothing is sent to it while paused, and its deliveries ' +
+      '(pending ones and those of events that happen meanwhile) wait. `active: true` resumes it and sends them all.',
   })
   @ApiErrorResponses(400, 404)
   async update(
