@@ -5,6 +5,8 @@
 // one reward creation straight through `pg` as the ceiling, and writes bench/results/<stamp>.json
 // and BENCHMARKS.md. Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (3), BENCH_CONNECTIONS (16),
 // BENCH_PORT (3900), BENCH_PG (postgres://postgres@127.0.0.1:5432), BENCH_KEEP_DB=1 to keep the database.
+// BENCH_ONLY=create,fixed,bulk,reads,catalog,webhooks,profile,ceiling runs only those groups (for
+// development: it prints the phases and writes bench/results/partial-<stamp>.json, not BENCHMARKS.md).
 const { spawn, execFile, execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -23,6 +25,8 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS || 16);
 const PORT = Number(env.BENCH_PORT || 3900);
 const PG = (env.BENCH_PG || 'postgres://postgres@127.0.0.1:5432').replace(/\/$/, '');
 const MERCHANTS = 20;
+const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((g) => g.trim())) : null;
+const wanted = (group) => !ONLY || ONLY.has(group);
 const BULK_COUNT = Number(env.BENCH_BULK_COUNT || 5);
 const WEBHOOK_ENDPOINTS = Number(env.BENCH_WEBHOOK_ENDPOINTS || 4);
 const CHOICE_CENTS = 5000;
@@ -89,50 +93,69 @@ async function main() {
   if (!fixed) throw new Error('no FIXED_VALUE USD item in the catalog');
   results.config.fixedItem = { utid: fixed.utid, brandKey: fixed.brandKey, valueCents: Math.round(fixed.faceValue * 100) };
 
-  const plan = await captureCreatePlan(seed.merchants[0].key, seed.merchants[0].accountId);
+  const plan = wanted('ceiling') ? await captureCreatePlan(seed.merchants[0].key, seed.merchants[0].accountId) : null;
   const hot = seed.merchants[0];
 
   // 1. CHOICE creation, hot wallet row and 20 merchants
-  const one = await createPhase('create_choice_1_merchant', [hot], choiceBody);
-  const many = await createPhase('create_choice_20_merchants', seed.merchants.slice(0, MERCHANTS), choiceBody);
-  await createPhase('create_choice_1_merchant_half_peak', [hot], choiceBody, { overallRate: Math.max(1, Math.round(one.rps / 2)) });
-  await createPhase('create_choice_20_merchants_half_peak', seed.merchants.slice(0, MERCHANTS), choiceBody, { overallRate: Math.max(1, Math.round(many.rps / 2)) });
+  if (wanted('create')) {
+    const one = await createPhase('create_choice_1_merchant', [hot], choiceBody);
+    const many = await createPhase('create_choice_20_merchants', seed.merchants.slice(0, MERCHANTS), choiceBody);
+    await createPhase('create_choice_1_merchant_half_peak', [hot], choiceBody, { overallRate: Math.max(1, Math.round(one.rps / 2)) });
+    await createPhase('create_choice_20_merchants_half_peak', seed.merchants.slice(0, MERCHANTS), choiceBody, { overallRate: Math.max(1, Math.round(many.rps / 2)) });
+  }
 
   // 2. FIXED end to end
-  await fixedPhase(seed.merchants.slice(0, MERCHANTS), results.config.fixedItem);
+  if (wanted('fixed')) await fixedPhase(seed.merchants.slice(0, MERCHANTS), results.config.fixedItem);
 
   // 3. Bulk of 500
-  await bulkPhase(seed.merchants[1]);
+  if (wanted('bulk')) await bulkPhase(seed.merchants[1]);
 
   // 4. Reads
-  const listed = await api(hot.key, 'GET', '/v1/rewards?page_size=100');
-  const ids = listed.body.rewards.map((r) => r.id);
-  await readPhase('get_rewards_list_100', hot.key, () => '/v1/rewards?page_size=100');
-  let n = 0;
-  await readPhase('get_reward_by_id', hot.key, () => `/v1/rewards/${ids[n++ % ids.length]}`);
-  const full = await fetch(`${BASE}/v1/catalog`, { headers: { authorization: `Bearer ${hot.key}` } });
-  const etag = full.headers.get('etag');
-  await full.text();
-  await readPhase('get_catalog_full', hot.key, () => '/v1/catalog', {}, 200);
-  await readPhase('get_catalog_304', hot.key, () => '/v1/catalog', { 'if-none-match': etag }, 304);
+  if (wanted('reads')) {
+    if (!ONLY || !ONLY.has('create')) await cannon({ duration: 2, requests: createRequests([hot], choiceBody) });
+    const listed = await api(hot.key, 'GET', '/v1/rewards?page_size=100');
+    const ids = listed.body.rewards.map((r) => r.id);
+    await readPhase('get_rewards_list_100', hot.key, () => '/v1/rewards?page_size=100');
+    let n = 0;
+    await readPhase('get_reward_by_id', hot.key, () => `/v1/rewards/${ids[n++ % ids.length]}`);
+  }
+  if (wanted('catalog')) {
+    const full = await fetch(`${BASE}/v1/catalog`, { headers: { authorization: `Bearer ${hot.key}` } });
+    const etag = full.headers.get('etag');
+    await full.text();
+    await readPhase('get_catalog_full', hot.key, () => '/v1/catalog', {}, 200);
+    await readPhase('get_catalog_304', hot.key, () => '/v1/catalog', { 'if-none-match': etag }, 304);
+  }
 
   // 5. Webhook fan-out
-  await webhookPhase(seed.merchants[MERCHANTS]);
+  if (wanted('webhooks')) await webhookPhase(seed.merchants[MERCHANTS]);
 
   // 6. Profiles (separate short passes, so the sampling profiler does not tax the measured figures)
-  await profilePhase('profile_create_1_merchant', [hot]);
-  await profilePhase('profile_create_20_merchants', seed.merchants.slice(0, MERCHANTS));
+  if (wanted('profile')) {
+    await profilePhase('profile_create_1_merchant', [hot]);
+    await profilePhase('profile_create_20_merchants', seed.merchants.slice(0, MERCHANTS));
+  }
 
   await stopService();
 
   // 7. The ceiling: the captured statements of one creation, replayed through pg at the same concurrency
-  const accountsAll = seed.merchants.slice(0, MERCHANTS).map((m) => m.accountId);
-  results.ceiling.create_choice_1_merchant = await replayPhase('ceiling_1_merchant', plan, [hot.accountId]);
-  results.ceiling.create_choice_20_merchants = await replayPhase('ceiling_20_merchants', plan, accountsAll);
-  results.invariants.push(await invariants('after ceiling replay', accountsAll));
+  if (wanted('ceiling')) {
+    const accountsAll = seed.merchants.slice(0, MERCHANTS).map((m) => m.accountId);
+    results.ceiling.create_choice_1_merchant = await replayPhase('ceiling_1_merchant', plan, [hot.accountId]);
+    results.ceiling.create_choice_20_merchants = await replayPhase('ceiling_20_merchants', plan, accountsAll);
+    results.invariants.push(await invariants('after ceiling replay', accountsAll));
+  }
 
   await db.end();
   if (!env.BENCH_KEEP_DB) await dropDatabase();
+  if (ONLY) {
+    results.finishedAt = new Date().toISOString();
+    fs.mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = path.join(RESULTS_DIR, `partial-${STAMP}.json`);
+    fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    log(`partial run (${[...ONLY].join(',')}): wrote ${path.relative(ROOT, file)}`);
+    return;
+  }
   results.finishedAt = new Date().toISOString();
   buildFigures();
   write();
