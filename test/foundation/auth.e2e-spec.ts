@@ -1,6 +1,8 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ApiKeyService } from '@app/account';
-import { AUTH_FAILURES_PER_MINUTE } from '@app/auth';
+import { AUTH_FAILURES_PER_MINUTE, CREDENTIAL_CACHE_TTL_MS } from '@app/auth';
+import { eventually } from '../support/processes';
 import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 describe('authentication and scopes', () => {
@@ -56,6 +58,8 @@ describe('authentication and scopes', () => {
     const isolated = await startTestApp();
     try {
       const merchant = await seedMerchant(isolated);
+      // Used once first, so the key is known (cached) when the address gets blocked.
+      expect((await isolated.api.as(merchant.key).get('/v1/account')).status).toBe(200);
       for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) {
         const res = await isolated.api.as('sk_wrong').get('/v1/account');
         expect(res.status).toBe(401);
@@ -66,8 +70,66 @@ describe('authentication and scopes', () => {
       expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
       const evenValid = await isolated.api.as(merchant.key).get('/v1/account');
       expect(evenValid.status).toBe(429);
+      expect(evenValid.body.message).toContain('failed authentication');
+      const { key: unusedKey } = await isolated.app.get(ApiKeyService).create(merchant.accountId, ['read']);
+      expect((await isolated.api.as(unusedKey).get('/v1/account')).status).toBe(429);
     } finally {
       await isolated.close();
     }
   });
+
+  describe('credentials are kept in memory briefly, and revocation still ends them at once', () => {
+    const revokeInDatabase = (id: string) =>
+      // Another process's revocation: straight into the database, not through this app.
+      withClient(t, (client) => client.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [id]));
+
+    it('a key revoked by another process answers 401 within moments, not after the cache time', async () => {
+      const merchant = await seedMerchant(t);
+      const { id, key } = await t.app.get(ApiKeyService).create(merchant.accountId, ['read']);
+      expect((await t.api.as(key).get('/v1/account')).status).toBe(200);
+      expect((await t.api.as(key).get('/v1/account')).status).toBe(200);
+      await revokeInDatabase(id);
+      const started = Date.now();
+      await eventually(async () => (await t.api.as(key).get('/v1/account')).status === 401 || undefined, 5_000, 20);
+      expect(Date.now() - started).toBeLessThan(CREDENTIAL_CACHE_TTL_MS / 2);
+    });
+
+    it('while the LISTEN connection is lost nothing is trusted from memory, so a revocation then is not missed', async () => {
+      const merchant = await seedMerchant(t);
+      const { id, key } = await t.app.get(ApiKeyService).create(merchant.accountId, ['read']);
+      expect((await t.api.as(key).get('/v1/account')).status).toBe(200);
+      const listeners = () =>
+        withClient(t, async (client) => {
+          const { rows } = await client.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'listener'`,
+          );
+          return rows[0].n as number;
+        });
+      await eventually(async () => (await listeners()) === 1 || undefined, 5_000, 20);
+      expect((await t.api.as(key).get('/v1/account')).status).toBe(200); // now from memory
+      // Cut the app's listener off, then revoke: that announcement can reach nobody.
+      const cut = await withClient(t, (client) =>
+        client.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = 'listener'`,
+        ),
+      );
+      expect(cut.rowCount).toBe(1);
+      await revokeInDatabase(id);
+      await eventually(async () => (await t.api.as(key).get('/v1/account')).status === 401 || undefined, 5_000, 20);
+      // And once the listener is back, keys are served (and cached) again.
+      const again = await t.app.get(ApiKeyService).create(merchant.accountId, ['read']);
+      await eventually(async () => (await t.api.as(again.key).get('/v1/account')).status === 200 || undefined, 5_000, 50);
+    });
+  });
 });
+
+async function withClient<T>(t: TestApp, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: t.config.databaseUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}

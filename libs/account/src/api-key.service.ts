@@ -7,6 +7,8 @@ import { AccountEntity } from './entities/account.entity';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from './entities/api-key.entity';
 
 const SECRET_PREFIX = 'sk_';
+/** `last_used_at` is precise to the minute: at most one write per key per minute per process. */
+const TOUCH_EVERY_MS = 60_000;
 
 /**
  * API keys: created and revoked by operators and (later) the dashboard, never through the API,
@@ -14,6 +16,8 @@ const SECRET_PREFIX = 'sk_';
  */
 @Injectable()
 export class ApiKeyService implements CredentialResolver, OnModuleInit {
+  private readonly touched = new Map<string, number>();
+
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
@@ -46,6 +50,7 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
 
   async revoke(id: string): Promise<{ id: string; revokedAt: string }> {
     await this.keys.update({ id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    this.registry.revoked();
     const key = await this.keys.findOneBy({ id });
     if (!key?.revokedAt) throw new NotFoundError('API key');
     return { id, revokedAt: key.revokedAt.toISOString() };
@@ -59,17 +64,23 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
     // Looked up by hash: the secret itself is never stored or compared.
     const key = await this.keys.findOneBy({ secretHash: hashSecret(credential), revokedAt: IsNull() });
     if (!key) return null;
-    this.touch(key.id);
-    return {
+    const principal: Principal = {
       accountId: key.accountId,
       credentialKind: 'api_key',
       credentialId: key.id,
       scopes: new Set(scopesOfApiKey(key.scopes)),
     };
+    this.used(principal);
+    return principal;
   }
 
   /** Records use at most once a minute per key, off the request path. */
-  private touch(id: string): void {
+  used(principal: Principal): void {
+    const id = principal.credentialId;
+    const now = Date.now();
+    if (now - (this.touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
+    if (this.touched.size > 10_000) this.touched.clear();
+    this.touched.set(id, now);
     void this.keys
       .createQueryBuilder()
       .update()

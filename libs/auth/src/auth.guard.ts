@@ -36,8 +36,7 @@ export class AuthGuard implements CanActivate {
     const response = context.switchToHttp().getResponse<Response>();
     const required = this.reflector.get<Scope>(REQUIRED_SCOPE, context.getHandler());
 
-    const principal = await this.authenticate(request);
-    const usage = await this.limiter.hit('credential', principal.credentialId, this.config.rateLimitPerMinute);
+    const { principal, usage } = await this.authenticate(request);
     setRateLimitHeaders(response, usage);
     if (!usage.allowed) throw new RateLimitedError(usage.resetSeconds);
 
@@ -48,22 +47,43 @@ export class AuthGuard implements CanActivate {
     return true;
   }
 
-  private async authenticate(request: Request): Promise<Principal> {
+  /** The principal and its rate-limit usage, this request counted. */
+  private async authenticate(request: Request): Promise<{ principal: Principal; usage: RateLimitState }> {
     const address = request.ip ?? 'unknown';
-    const failures = await this.limiter.peek('auth-failures', address, AUTH_FAILURES_PER_MINUTE);
-    if (!failures.allowed) {
-      throw new RateLimitedError(failures.resetSeconds, 'Too many failed authentication attempts; retry later.');
-    }
+    const failuresLimit = { bucket: 'auth-failures', subject: address, limit: AUTH_FAILURES_PER_MINUTE };
     const credential = bearerCredential(request);
+
+    // A credential resolved moments ago: the address check and the count are one Redis round trip.
+    const known = credential ? this.resolvers.cached(credential) : null;
+    if (known) {
+      const { blocked, usage } = await this.limiter.hitUnlessBlocked(
+        failuresLimit,
+        'credential',
+        known.credentialId,
+        this.config.rateLimitPerMinute,
+      );
+      if (blocked) throw tooManyFailures(blocked);
+      return { principal: known, usage: usage! };
+    }
+
+    const failures = await this.limiter.peek(failuresLimit.bucket, address, AUTH_FAILURES_PER_MINUTE);
+    if (!failures.allowed) throw tooManyFailures(failures);
     const principal = credential ? await this.resolvers.resolve(credential) : null;
-    if (principal) return principal;
-    await this.limiter.hit('auth-failures', address, AUTH_FAILURES_PER_MINUTE);
+    if (principal) {
+      const usage = await this.limiter.hit('credential', principal.credentialId, this.config.rateLimitPerMinute);
+      return { principal, usage };
+    }
+    await this.limiter.hit(failuresLimit.bucket, address, AUTH_FAILURES_PER_MINUTE);
     throw new UnauthorizedError(
       credential
         ? 'The credential is invalid or has been revoked.'
         : 'Missing credential: send `Authorization: Bearer <API key>`.',
     );
   }
+}
+
+function tooManyFailures(state: RateLimitState): RateLimitedError {
+  return new RateLimitedError(state.resetSeconds, 'Too many failed authentication attempts; retry later.');
 }
 
 function bearerCredential(request: Request): string | null {

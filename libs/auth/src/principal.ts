@@ -9,4 +9,6 @@ export interface Principal {
   /** Id of the API key, token or session; rate limits are counted against it. */
   credentialId: string;
   scopes: ReadonlySet<Scope>;
+  /** When the credential itself expires, if it does (an access token): it is not trusted past this. */
+  expiresAt?: Date;
 }

@@ -15,18 +15,59 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {count, redis.call('PTTL', KEYS[1])}`;
 
+// The same, unless the subject in KEYS[1] (an address) is already over its own limit ARGV[2]:
+// then nothing is counted and the answer is {-1, ttl of KEYS[1]}. One round trip for both checks.
+const HIT_UNLESS_BLOCKED = `
+local blocked = tonumber(redis.call('GET', KEYS[1]) or '0')
+if blocked + 1 > tonumber(ARGV[2]) then return {-1, redis.call('PTTL', KEYS[1])} end
+local count = redis.call('INCR', KEYS[2])
+if count == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+return {count, redis.call('PTTL', KEYS[2])}`;
+
+type Scripted = RedisClient & {
+  rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
+  rateLimitHitUnlessBlocked(blockKey: string, key: string, windowMs: number, blockLimit: number): Promise<[number, number]>;
+};
+
 /**
  * Fixed-window counters in Redis, shared by every instance, so a limit holds however many API
- * processes run. Keys live under QUEUE_PREFIX.
+ * processes run. Keys live under QUEUE_PREFIX. Scripts go by their SHA (EVALSHA), not their text.
  */
 @Injectable()
 export class RateLimiter {
-  constructor(private readonly redis: RedisClient) {}
+  private readonly redis: Scripted;
+
+  constructor(redis: RedisClient) {
+    redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
+    redis.defineCommand('rateLimitHitUnlessBlocked', { numberOfKeys: 2, lua: HIT_UNLESS_BLOCKED });
+    this.redis = redis as Scripted;
+  }
 
   /** Counts one event against `bucket/subject` and says whether it is within `limit` per window. */
   async hit(bucket: string, subject: string, limit: number, windowMs = 60_000): Promise<RateLimitState> {
-    const [count, ttl] = (await this.redis.eval(HIT, 1, this.key(bucket, subject), windowMs)) as [number, number];
+    const [count, ttl] = await this.redis.rateLimitHit(this.key(bucket, subject), windowMs);
     return this.state(count, ttl, limit, windowMs);
+  }
+
+  /**
+   * `hit`, unless `block` (bucket/subject) has already reached `blockLimit` this window: then its
+   * state is returned as `blocked` and nothing is counted.
+   */
+  async hitUnlessBlocked(
+    block: { bucket: string; subject: string; limit: number },
+    bucket: string,
+    subject: string,
+    limit: number,
+    windowMs = 60_000,
+  ): Promise<{ blocked: RateLimitState | null; usage: RateLimitState | null }> {
+    const [count, ttl] = await this.redis.rateLimitHitUnlessBlocked(
+      this.key(block.bucket, block.subject),
+      this.key(bucket, subject),
+      windowMs,
+      block.limit,
+    );
+    if (count === -1) return { blocked: this.state(block.limit + 1, ttl, block.limit, windowMs), usage: null };
+    return { blocked: null, usage: this.state(count, ttl, limit, windowMs) };
   }
 
   /** The state without counting: used to refuse before doing work when a subject is already over. */

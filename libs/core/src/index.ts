@@ -26,3 +26,4 @@ export * from './pagination/page-query.dto';
 export * from './idempotency/idempotency';
 export * from './queue/queues';
 export * from './database/rows';
+export * from './database/pg-notifications';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
-import type { OAuthScope } from '@app/auth';
+import { CredentialResolverRegistry, OAuthScope } from '@app/auth';
 import { NotFoundError } from '@app/core';
 import { OAuthClientEntity } from './entities/oauth-client.entity';
 import { OAuthConnectionEntity } from './entities/oauth-connection.entity';
@@ -21,6 +21,7 @@ export class ConnectedAppsService {
   constructor(
     @InjectRepository(OAuthConnectionEntity) private readonly connections: Repository<OAuthConnectionEntity>,
     @InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>,
+    private readonly credentials: CredentialResolverRegistry,
   ) {}
 
   /** Live connections, newest first. */
@@ -52,5 +53,6 @@ export class ConnectedAppsService {
       { revokedAt: () => 'now()' },
     );
     if (!result.affected) throw new NotFoundError('Connection');
+    this.credentials.revoked();
   }
 }

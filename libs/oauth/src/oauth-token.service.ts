@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
-import { OAuthScope } from '@app/auth';
+import { CredentialResolverRegistry, OAuthScope } from '@app/auth';
 import { constantTimeEqual, hashSecret, newId, newSecret } from '@app/core';
 import { OAuthAuthorizationCodeEntity } from './entities/oauth-authorization-code.entity';
 import type { OAuthClientEntity } from './entities/oauth-client.entity';
@@ -36,7 +36,10 @@ const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
  */
 @Injectable()
 export class OAuthTokenService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly credentials: CredentialResolverRegistry,
+  ) {}
 
   async exchangeCode(client: OAuthClientEntity, params: Record<string, string>): Promise<TokenResponse> {
     const code = required(params, 'code');
@@ -72,7 +75,11 @@ export class OAuthTokenService {
       await manager.insert(OAuthGrantEntity, { id: grantId, connectionId, codeHash, scopes: row.scopes });
       return { tokens: await this.issue(manager, grantId, row.scopes, row.scopes) };
     });
-    if ('error' in outcome) throw outcome.error;
+    if ('error' in outcome) {
+      // A refused grant may have revoked a token family (code or refresh-token reuse).
+      this.credentials.revoked();
+      throw outcome.error;
+    }
     return outcome.tokens;
   }
 
@@ -107,7 +114,11 @@ export class OAuthTokenService {
       await manager.update(OAuthTokenEntity, { tokenHash: token.tokenHash }, { consumedAt: () => 'now()' });
       return { tokens: await this.issue(manager, grant.id, requested ?? token.scopes, token.scopes) };
     });
-    if ('error' in outcome) throw outcome.error;
+    if ('error' in outcome) {
+      // A refused grant may have revoked a token family (code or refresh-token reuse).
+      this.credentials.revoked();
+      throw outcome.error;
+    }
     return outcome.tokens;
   }
 
@@ -123,6 +134,7 @@ export class OAuthTokenService {
           AND c.client_id = $2 AND g.revoked_at IS NULL`,
       [hashSecret(token), client.id],
     );
+    this.credentials.revoked();
   }
 
   /** The live connection of the account and app, widened to these scopes, created if absent. */

@@ -1,10 +1,12 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { OutboxEventEntity } from '../outbox/outbox-event.entity';
 import { dataSourceOptions } from './data-source-options';
+import { PgNotifications } from './pg-notifications';
 
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -13,5 +15,7 @@ import { dataSourceOptions } from './data-source-options';
     }),
     TypeOrmModule.forFeature([OutboxEventEntity]),
   ],
+  providers: [PgNotifications],
+  exports: [PgNotifications],
 })
 export class DatabaseModule {}

@@ -1,0 +1,38 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * API processes keep resolved credentials in memory for a few seconds; a revocation committed by
+ * any process (the CLI, the OAuth revoke endpoint, a disconnect, a reused refresh token) is
+ * announced on `credentials_revoked` so every process drops its cached credentials at once.
+ * Deletions count too (an account deleted with its keys).
+ */
+export class CredentialRevocationNotify1763810000000 implements MigrationInterface {
+  name = 'CredentialRevocationNotify1763810000000';
+
+  async up(db: QueryRunner): Promise<void> {
+    await db.query(`
+      CREATE FUNCTION notify_credentials_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('credentials_revoked', TG_TABLE_NAME);
+        RETURN NULL;
+      END $$`);
+    for (const table of ['api_keys', 'oauth_grants', 'oauth_connections']) {
+      await db.query(`
+        CREATE TRIGGER ${table}_revoked_notify
+          AFTER UPDATE OF revoked_at ON ${table}
+          FOR EACH STATEMENT EXECUTE FUNCTION notify_credentials_revoked()`);
+      await db.query(`
+        CREATE TRIGGER ${table}_deleted_notify
+          AFTER DELETE ON ${table}
+          FOR EACH STATEMENT EXECUTE FUNCTION notify_credentials_revoked()`);
+    }
+  }
+
+  async down(db: QueryRunner): Promise<void> {
+    for (const table of ['api_keys', 'oauth_grants', 'oauth_connections']) {
+      await db.query(`DROP TRIGGER ${table}_revoked_notify ON ${table}`);
+      await db.query(`DROP TRIGGER ${table}_deleted_notify ON ${table}`);
+    }
+    await db.query(`DROP FUNCTION notify_credentials_revoked()`);
+  }
+}

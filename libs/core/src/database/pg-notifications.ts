@@ -1,0 +1,112 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Client } from 'pg';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/app-config';
+
+const RECONNECT_DELAY_MS = 1_000;
+
+export interface NotificationHandler {
+  /** A NOTIFY on the channel arrived. */
+  onNotify(payload: string): void;
+  /**
+   * The connection was lost or has just been (re)established: notifications may have been missed,
+   * so anything kept on their strength must be dropped. Called with `live` = whether notifications
+   * are being received now.
+   */
+  onReset(live: boolean): void;
+}
+
+/**
+ * One LISTEN connection per process, shared by every in-process cache that must hear about changes
+ * committed by other processes (a revoked key, a new catalog revision). A cache may trust its
+ * entries only while `live(channel)`: when the connection drops, handlers are reset and told so,
+ * and the connection is retried every second.
+ */
+@Injectable()
+export class PgNotifications implements OnApplicationShutdown {
+  private readonly logger = new Logger(PgNotifications.name);
+  private readonly handlers = new Map<string, NotificationHandler[]>();
+  private client: Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private listening = false;
+  private stopped = false;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** Registers a handler and starts listening (in the background) if not already. */
+  subscribe(channel: string, handler: NotificationHandler): void {
+    const list = this.handlers.get(channel) ?? [];
+    list.push(handler);
+    this.handlers.set(channel, list);
+    if (this.client && this.listening) {
+      void this.client.query(`LISTEN ${quoteIdent(channel)}`).catch((error: unknown) => this.lost(error));
+    }
+    this.start();
+  }
+
+  /** Whether notifications on `channel` are being received right now. */
+  live(channel: string): boolean {
+    return this.listening && this.handlers.has(channel);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.connecting;
+    const client = this.client;
+    this.client = null;
+    this.listening = false;
+    await client?.end().catch(() => undefined);
+  }
+
+  private start(): void {
+    if (this.stopped || this.client || this.connecting) return;
+    this.connecting = this.connect().finally(() => (this.connecting = null));
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'listener' });
+    client.on('notification', (message) => {
+      for (const handler of this.handlers.get(message.channel) ?? []) handler.onNotify(message.payload ?? '');
+    });
+    client.on('error', (error) => this.lost(error, client));
+    client.on('end', () => this.lost(null, client));
+    try {
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
+      if (this.stopped) {
+        await client.end();
+        return;
+      }
+      this.client = client;
+      this.listening = true;
+      this.resetAll(true);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not LISTEN for notifications; in-process caches are off until it can');
+      client.end().catch(() => undefined);
+      this.retry();
+    }
+  }
+
+  private lost(error: unknown, client: Client | null = this.client): void {
+    if (client !== this.client || this.client === null) return;
+    this.client = null;
+    this.listening = false;
+    this.resetAll(false);
+    if (this.stopped) return;
+    this.logger.warn({ err: error }, 'lost the LISTEN connection; in-process caches are off until it is back');
+    client?.end().catch(() => undefined);
+    this.retry();
+  }
+
+  private retry(): void {
+    if (!this.stopped) setTimeout(() => this.start(), RECONNECT_DELAY_MS).unref();
+  }
+
+  private resetAll(live: boolean): void {
+    for (const list of this.handlers.values()) for (const handler of list) handler.onReset(live);
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
