@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { randomToken } from '@app/core';
 import { eventually, runBuilt, spawnBuilt } from '../support/processes';
@@ -58,6 +61,59 @@ describe('start-up', () => {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await admin.end();
       expect(tables.rowCount).toBe(1);
+    }
+  });
+
+  it('npm start runs the worker side on a thread of the same process: a FIXED reward is issued and mailed, and SIGTERM lets it finish', async () => {
+    const port = await freePort();
+    const outbox = mkdtempSync(join(tmpdir(), 'start-outbox-'));
+    const processEnv = { ...env(), QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-start`, MAIL_OUTBOX_DIR: outbox };
+    const child = spawnBuilt('api', [], { ...processEnv, PORT: String(port), RUN_WORKERS: 'true' });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      await eventually(async () => (await fetch(`${base}/health/ready`)).status === 200 || undefined, 30_000);
+      const cliRun = async (...args: string[]) => JSON.parse((await runBuilt('cli', args, processEnv)).stdout);
+      const { accountId } = await cliRun('merchant:create', '--name', 'Start Co', '--email', `start-${randomToken(6)}@example.test`, '--password', 'a long enough password');
+      const { key } = await cliRun('api-key:create', '--account', accountId, '--scopes', 'read,write');
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      expect((await call('POST', '/v1/topups', { amountCents: 10_000 })).status).toBe(201);
+      const catalog = await call('GET', '/v1/catalog?currency=USD');
+      const item = catalog.body.brands
+        .filter((b: { brandKey: string }) => b.brandKey !== 'test-failure')
+        .flatMap((b: { items: { utid: string; valueType: string; faceValue: number }[] }) => b.items)
+        .find((i: { valueType: string }) => i.valueType === 'FIXED_VALUE');
+      const sent = await call('POST', '/v1/rewards', {
+        type: 'FIXED',
+        utid: item.utid,
+        valueCents: Math.round(item.faceValue * 100),
+        recipient: { email: 'thread@example.test', firstName: 'Ada' },
+      });
+      expect(sent.status).toBe(201);
+      // Issuance and the e-mail are the worker side's: they happen with no other process running.
+      const issued = await eventually(async () => {
+        const got = await call('GET', `/v1/rewards/${sent.body.reward.id}`);
+        return got.body.reward.issuedCards[0]?.status === 'ISSUED' ? got.body.reward : undefined;
+      }, 20_000);
+      expect(issued.issuedCards[0].credentials).toBeTruthy();
+      await eventually(async () => readdirSync(outbox).some((f) => f.endsWith('.eml')) || undefined, 20_000);
+
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stderr).toBe('');
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(outbox, { recursive: true, force: true });
     }
   });
 });

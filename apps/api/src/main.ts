@@ -5,13 +5,26 @@ import { Logger } from 'nestjs-pino';
 import { closeOnSignals, runProcess } from '@app/core';
 import { ApiModule } from './api.module';
 import { API_APP_OPTIONS, configureApp } from './configure-app';
+import { startWorkerThread } from './worker-thread-host';
 
 void runProcess(async (config) => {
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config), API_APP_OPTIONS);
+  // RUN_WORKERS=true: the processors and the scheduler run in this process too, on a thread of their
+  // own, so mail rendering, issuance, the outbox relay and deliveries never stall a request.
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register({ ...config, runWorkers: false }), API_APP_OPTIONS);
   configureApp(app);
-  closeOnSignals(app);
+  const logger = app.get(Logger);
+  const workers = config.runWorkers
+    ? await startWorkerThread(config, (error) => {
+        logger.error({ err: error }, 'the worker thread stopped; exiting so the service can be restarted', 'Main');
+        process.exit(1);
+      })
+    : null;
+  closeOnSignals({
+    close: async () => {
+      await app.close();
+      await workers?.close();
+    },
+  });
   await app.listen(config.port);
-  app
-    .get(Logger)
-    .log(`API listening on ${config.publicBaseUrl} (docs at /docs; workers ${config.runWorkers ? 'on' : 'off'})`, 'Main');
+  logger.log(`API listening on ${config.publicBaseUrl} (docs at /docs; workers ${workers ? 'on a worker thread' : 'off'})`, 'Main');
 });

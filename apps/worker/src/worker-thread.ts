@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { AppConfig } from '@app/core';
+import { WorkerAppModule } from './worker-app.module';
+
+/**
+ * The worker side (processors and scheduled jobs) on a thread of the API process: what `npm start`
+ * runs beside the HTTP server, so background work never stalls the request thread. The parent has
+ * already validated the configuration and migrated; it sends `close` on shutdown and waits for
+ * `closed` (Bull lets the jobs in progress finish first).
+ */
+async function main(): Promise<void> {
+  const port = parentPort!;
+  const config = (workerData as { config: AppConfig }).config;
+  const app = await NestFactory.createApplicationContext(WorkerAppModule.register(config), { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  await app.init();
+  port.on('message', (message: unknown) => {
+    if (message !== 'close') return;
+    app.close().then(
+      () => port.postMessage({ closed: true }),
+      (error: unknown) => port.postMessage({ closed: true, error: (error as Error).message }),
+    );
+  });
+  port.postMessage({ ready: true });
+}
+
+main().catch((error: unknown) => {
+  // Reaches the parent as the thread's 'error' event.
+  throw error;
+});
