@@ -83,7 +83,6 @@ describe('start-up', () => {
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
         return { status: res.status, body: (await res.json()) as any };
       };
       expect((await call('POST', '/v1/topups', { amountCents: 10_000 })).status).toBe(201);
