@@ -85,6 +85,9 @@ if (typeof process.send === 'function') {
           return reply({ ok: true });
         case 'bench:prof-stop': {
           const { profile } = await post('Profiler.stop');
+          if (process.env.BENCH_PROFILE_DIR) {
+            require('node:fs').writeFileSync(require('node:path').join(process.env.BENCH_PROFILE_DIR, `${Date.now()}.cpuprofile`), JSON.stringify(profile));
+          }
           session.disconnect();
           session = null;
           return reply({ summary: summarise(profile) });

@@ -27,3 +27,4 @@ export * from './idempotency/idempotency';
 export * from './queue/queues';
 export * from './database/rows';
 export * from './database/pg-notifications';
+export * from './database/statement';

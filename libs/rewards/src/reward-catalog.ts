@@ -55,6 +55,19 @@ export class RewardCatalog {
     return loaded;
   }
 
+  /**
+   * The catalog of the currency as last loaded, without a database read: a single send checks
+   * against it and verifies in its own write that the revision is still current (`forget` and
+   * retry when not).
+   */
+  async current(currency: string): Promise<CurrencyCatalog> {
+    return this.cache.get(currency) ?? this.load(currency);
+  }
+
+  forget(currency: string): void {
+    this.cache.delete(currency);
+  }
+
   /** Throws ValidationError (422) when the request cannot be fulfilled from the catalog. */
   async check(
     dto: CreateRewardDto,

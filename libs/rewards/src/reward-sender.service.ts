@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Principal } from '@app/auth';
-import { ApiError, BadRequestError, claimIdempotencyKey, fingerprint, InsufficientFundsError } from '@app/core';
+import {
+  ApiError,
+  BadRequestError,
+  claimIdempotencyKey,
+  claimIdempotencyKeyIn,
+  fingerprint,
+  InsufficientFundsError,
+  Statement,
+  storedResponse,
+} from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import type { CreateRewardDto } from './dto/create-reward.dto';
 import { BulkResponseDto, BulkResultDto, CreateRewardResponseDto, DryRunRewardResponseDto, toRewardDto } from './dto/reward.dto';
@@ -18,8 +27,9 @@ export interface SendOutcome<T> {
 
 /**
  * Sending rewards: one (POST /v1/rewards) or up to 500 (bulk), each with idempotency and dry run.
- * A send is one transaction: the idempotency key, the rewards with their cards, links, e-mail jobs
- * and events, and the hold on the wallet, taken last so the wallet row stays locked the shortest.
+ * A send commits as one: the idempotency key, the rewards with their cards, links, e-mail jobs and
+ * events, and the hold on the wallet, taken last so the wallet row stays locked the shortest. A
+ * single send is one statement; a bulk is one transaction (its affordability walk needs the lock).
  */
 @Injectable()
 export class RewardSender {
@@ -38,10 +48,10 @@ export class RewardSender {
   ): Promise<SendOutcome<CreateRewardResponseDto | DryRunRewardResponseDto>> {
     const issues = crossFieldIssues(dto);
     if (issues.length) throw new BadRequestError(issues);
-    const wallet = await this.ledger.getWallet(principal.accountId);
-    const { currency } = wallet;
 
     if (options.dryRun) {
+      const wallet = await this.ledger.getWallet(principal.accountId);
+      const { currency } = wallet;
       await this.catalog.check(dto, currency, await this.catalog.load(currency));
       if (wallet.availableCents < dto.valueCents) throw new InsufficientFundsError();
       return {
@@ -51,44 +61,60 @@ export class RewardSender {
       };
     }
 
-    const outcome = await this.dataSource.transaction(async (manager) => {
-      const claim = options.idempotencyKey
-        ? await claimIdempotencyKey(manager, {
-            scope: principal.accountId,
-            key: options.idempotencyKey,
-            operation: 'rewards.create',
-            requestHash: fingerprint(dto),
-          })
-        : null;
-      if (claim?.kind === 'replay') return { replay: claim.response };
-
-      const checked = await this.catalog.check(dto, currency, await this.catalog.load(currency, manager), manager);
-      const [written] = await this.writer.write(manager, {
-        accountId: principal.accountId,
-        currency,
-        source: sourceOf(principal, false),
-        checked: [checked],
-      });
-      // The stored response is written before the hold: the hold locks the wallet row, and every
-      // statement after it keeps that lock (contended by all of the merchant's sends) one round trip
-      // longer. Same transaction, so a refused hold still rolls the stored response back.
+    const currency = await this.ledger.currencyOf(principal.accountId);
+    const idempotency = options.idempotencyKey
+      ? { scope: principal.accountId, key: options.idempotencyKey, operation: 'rewards.create', requestHash: fingerprint(dto) }
+      : null;
+    for (let attempt = 1; ; attempt++) {
+      const catalog = await this.catalog.current(currency);
+      const checked = await this.catalog.check(dto, currency, catalog);
+      const prepared = this.writer.prepare({ accountId: principal.accountId, currency, source: sourceOf(principal, false), checked: [checked] });
+      const [written] = RewardWriter.written(prepared);
       const body: CreateRewardResponseDto = { reward: toRewardDto(written.view), redemptionUrl: written.redemptionUrl };
-      await claim?.complete(201, body);
-      await this.ledger.hold(manager, {
-        accountId: principal.accountId,
-        amountCents: dto.valueCents,
-        relatedType: 'reward',
-        relatedId: written.view.reward.id,
-        description: `Reward ${written.view.reward.id}`,
-      });
-      return { written: [written], body };
-    });
 
-    if ('replay' in outcome) {
-      return { status: 200, body: outcome.replay!.body as CreateRewardResponseDto, replayed: true };
+      // One statement, so one implicit transaction and one round trip: nothing is written unless the
+      // catalog checked against is still current and the key (if any) is this request's; the hold
+      // goes last, and too little money fails the statement as a whole. The wallet row is locked only
+      // while PostgreSQL runs it, never across a round trip.
+      const statement = new Statement();
+      statement.with('fresh_catalog', `SELECT 1 FROM catalog_state WHERE id = 1 AND revision = ${statement.param(catalog.revision)}`);
+      let go = 'EXISTS (SELECT 1 FROM fresh_catalog)';
+      if (idempotency) {
+        claimIdempotencyKeyIn(statement, 'claim', idempotency, { status: 201, body }, go);
+        go = 'EXISTS (SELECT 1 FROM claim)';
+      }
+      this.writer.writeIn(statement, prepared, go);
+      this.ledger.holdIn(
+        statement,
+        'hold',
+        {
+          accountId: principal.accountId,
+          amountCents: dto.valueCents,
+          relatedType: 'reward',
+          relatedId: written.view.reward.id,
+          description: `Reward ${written.view.reward.id}`,
+        },
+        go,
+      );
+      const [outcome] = (await this.dataSource
+        .query(statement.text(`SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, ${go} AS done`), statement.params)
+        .catch((error: unknown) => {
+          throw this.ledger.insufficientFundsOr(error);
+        })) as { fresh: boolean; done: boolean }[];
+
+      if (outcome.done) {
+        await this.enqueue([written]);
+        return { status: 201, body, replayed: false };
+      }
+      if (outcome.fresh) {
+        // The key was taken by an earlier request (or one that committed while this one waited).
+        const stored = await storedResponse(this.dataSource.manager, idempotency!);
+        return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
+      }
+      // A catalog sync landed since the catalog was loaded: check again against the new one.
+      this.catalog.forget(currency);
+      if (attempt >= 3) throw new Error('the catalog changed during three attempts to send one reward');
     }
-    await this.enqueue(outcome.written);
-    return { status: 201, body: outcome.body, replayed: false };
   }
 
   async sendBulk(

@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { APP_CONFIG, AppConfig, EventType, hashSecret, newId, NewEvent, randomToken, recordEvents } from '@app/core';
-import { MailJobEntity } from './entities/mail-job.entity';
-import { RedemptionLinkEntity } from './entities/redemption-link.entity';
+import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { APP_CONFIG, AppConfig, EventType, hashSecret, newId, NewEvent, randomToken, recordEventsIn, Statement } from '@app/core';
 import { RewardCardEntity } from './entities/reward-card.entity';
 import { RewardEventEntity } from './entities/reward-event.entity';
 import { RewardEntity, RewardSource } from './entities/reward.entity';
@@ -16,6 +14,17 @@ export interface WrittenReward {
   mailJobId: string;
 }
 
+/** New rewards built in memory, ready to be written: what the response shows is known before the write. */
+export interface PreparedRewards {
+  accountId: string;
+  rewards: (WrittenReward & { token: string })[];
+}
+
+type TimelineEntry = {
+  event: Pick<RewardEventEntity, 'id' | 'rewardId' | 'type' | 'metadata' | 'createdAt'>;
+  webhook?: Omit<NewEvent, 'id'>;
+};
+
 /** The webhook `data` of a reward event (DECISIONS §9). */
 export function rewardEventData(reward: RewardEntity, status = reward.status): Record<string, unknown> {
   return {
@@ -28,20 +37,21 @@ export function rewardEventData(reward: RewardEntity, status = reward.status): R
 }
 
 /**
- * Writes new rewards and everything that goes with them, in the caller's transaction and in a
- * fixed number of statements however many rewards: the rewards, FIXED cards, redemption links,
- * e-mail jobs, timeline and outbox events. Funds are the caller's to hold.
+ * Writes new rewards and everything that goes with them, in one statement however many rewards:
+ * the rewards, FIXED cards, redemption links, e-mail jobs, timeline and outbox events. Funds are
+ * the caller's to hold, in the same statement (single sends) or the same transaction (bulk).
  */
 @Injectable()
 export class RewardWriter {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+  ) {}
 
-  async write(
-    manager: EntityManager,
-    input: { accountId: string; currency: string; source: RewardSource; checked: CheckedReward[] },
-  ): Promise<WrittenReward[]> {
+  /** Builds the rewards with their ids, cards, links, jobs and timeline; writes nothing. */
+  prepare(input: { accountId: string; currency: string; source: RewardSource; checked: CheckedReward[] }): PreparedRewards {
     const now = new Date();
-    const written = input.checked.map(({ dto, item }) => {
+    const rewards = input.checked.map(({ dto, item }) => {
       const fixed = dto.type === 'FIXED';
       const reward = Object.assign(new RewardEntity(), {
         id: newId('rw'),
@@ -90,59 +100,85 @@ export class RewardWriter {
         mailJobId: newId('mail'),
       };
     });
+    return { accountId: input.accountId, rewards };
+  }
 
-    const rewards = written.map((w) => w.view.reward);
-    await manager.insert(RewardEntity, rewards);
-    const cards = written.flatMap((w) => w.view.cards);
-    if (cards.length) await manager.insert(RewardCardEntity, cards);
-    await manager.insert(
-      RedemptionLinkEntity,
-      written.map((w) => ({ tokenHash: hashSecret(w.token), rewardId: w.view.reward.id, channel: 'api' as const })),
+  /** Adds the writes of `prepared` to `statement`, done only if `onlyIf` (an SQL condition) holds. */
+  writeIn(statement: Statement, prepared: PreparedRewards, onlyIf = 'true'): void {
+    const all = prepared.rewards;
+    statement.insertRows('new_rewards', 'rewards', all.map((w) => this.row(RewardEntity, w.view.reward)), onlyIf);
+    const cards = all.flatMap((w) => w.view.cards);
+    if (cards.length) statement.insertRows('new_cards', 'reward_cards', cards.map((card) => this.row(RewardCardEntity, card)), onlyIf);
+    statement.insertRows(
+      'new_links',
+      'redemption_links',
+      all.map((w) => ({ token_hash: hashSecret(w.token), reward_id: w.view.reward.id, channel: 'api' })),
+      onlyIf,
     );
-    await manager.insert(
-      MailJobEntity,
-      written.map((w) => ({ id: w.mailJobId, rewardId: w.view.reward.id, kind: 'reward' as const, status: 'PENDING' as const })),
+    statement.insertRows(
+      'new_mail_jobs',
+      'mail_jobs',
+      all.map((w) => ({ id: w.mailJobId, reward_id: w.view.reward.id, kind: 'reward', status: 'PENDING' })),
+      onlyIf,
     );
-    await this.recordTimeline(
-      manager,
-      written.flatMap((w) =>
+    this.recordTimelineIn(
+      statement,
+      all.flatMap((w) =>
         w.view.events.map((event) => ({
           event,
           webhook: {
-            accountId: input.accountId,
+            accountId: prepared.accountId,
             type: event.type as EventType,
             data: rewardEventData(w.view.reward, event.type === 'reward.created' ? 'CREATED' : 'SENT'),
           },
         })),
       ),
+      onlyIf,
     );
-    return written.map(({ view, redemptionUrl, cardIds, mailJobId }) => ({ view, redemptionUrl, cardIds, mailJobId }));
+  }
+
+  /** Prepares and writes in the caller's transaction, in one statement. */
+  async write(
+    manager: EntityManager,
+    input: { accountId: string; currency: string; source: RewardSource; checked: CheckedReward[] },
+  ): Promise<WrittenReward[]> {
+    const prepared = this.prepare(input);
+    const statement = new Statement();
+    this.writeIn(statement, prepared);
+    await manager.query(statement.text('SELECT 1'), statement.params);
+    return RewardWriter.written(prepared);
+  }
+
+  static written(prepared: PreparedRewards): WrittenReward[] {
+    return prepared.rewards.map(({ view, redemptionUrl, cardIds, mailJobId }) => ({ view, redemptionUrl, cardIds, mailJobId }));
   }
 
   /**
    * Adds timeline entries; those with a `webhook` part are also recorded in the outbox under the
    * same `evt_` id, so a merchant can match a webhook to the reward's timeline.
    */
-  async recordTimeline(
-    manager: EntityManager,
-    entries: { event: Pick<RewardEventEntity, 'id' | 'rewardId' | 'type' | 'metadata' | 'createdAt'>; webhook?: Omit<NewEvent, 'id'> }[],
-  ): Promise<void> {
+  async recordTimeline(manager: EntityManager, entries: TimelineEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await manager.query(
-      `INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[])`,
-      [
-        entries.map((e) => e.event.id),
-        entries.map((e) => e.event.rewardId),
-        entries.map((e) => e.event.type),
-        entries.map((e) => JSON.stringify(e.event.metadata)),
-        entries.map((e) => e.event.createdAt.toISOString()),
-      ],
-    );
-    await recordEvents(
-      manager,
-      entries.filter((e) => e.webhook).map((e) => ({ ...e.webhook!, id: e.event.id })),
-    );
+    const statement = new Statement();
+    this.recordTimelineIn(statement, entries);
+    await manager.query(statement.text('SELECT 1'), statement.params);
+  }
+
+  private recordTimelineIn(statement: Statement, entries: TimelineEntry[], onlyIf = 'true'): void {
+    statement.insertRows('new_timeline', 'reward_events', entries.map((e) => this.row(RewardEventEntity, e.event as RewardEventEntity)), onlyIf);
+    const webhooks = entries.filter((e) => e.webhook).map((e) => ({ ...e.webhook!, id: e.event.id }));
+    if (webhooks.length) recordEventsIn(statement, 'new_outbox_events', webhooks, onlyIf);
+  }
+
+  /** An entity as a row keyed by column name, as the table stores it. */
+  private row<T extends ObjectLiteral>(target: EntityTarget<T>, entity: T): Record<string, unknown> {
+    const row: Record<string, unknown> = {};
+    for (const column of this.dataSource.getMetadata(target).columns) {
+      if (!column.isInsert) continue;
+      const value = column.getEntityValue(entity);
+      if (value !== undefined) row[column.databaseName] = value;
+    }
+    return row;
   }
 
   /** A new PENDING card of `reward`, with the catalog's names as they are now (the snapshot). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, QueryFailedError, Repository } from 'typeorm';
-import { InsufficientFundsError, newId, NotFoundError, pageWindow } from '@app/core';
+import { InsufficientFundsError, newId, NotFoundError, pageWindow, Statement } from '@app/core';
 import { WalletTransactionEntity, WalletRelatedType, WalletTransactionKind } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
 
@@ -28,6 +28,9 @@ const DELTAS: Record<WalletTransactionKind, [number, number]> = {
  */
 @Injectable()
 export class WalletLedger {
+  /** A wallet's currency never changes (the database refuses it), so it is read once per account. */
+  private readonly currencies = new Map<string, string>();
+
   constructor(
     @InjectRepository(WalletEntity) private readonly wallets: Repository<WalletEntity>,
     @InjectRepository(WalletTransactionEntity) private readonly transactions: Repository<WalletTransactionEntity>,
@@ -41,6 +44,34 @@ export class WalletLedger {
   async hold(manager: EntityManager, entry: LedgerEntry): Promise<void> {
     const applied = await this.write(manager, 'HOLD', entry, { onlyIfAvailable: true, once: false });
     if (!applied) throw new InsufficientFundsError();
+  }
+
+  /**
+   * The hold as part of a larger statement that commits as one: adds CTE `name` holding the funds
+   * when `onlyIf` holds. Too little available makes the balance check fail the whole statement;
+   * pass its error through `insufficientFundsOr`.
+   */
+  holdIn(statement: Statement, name: string, entry: LedgerEntry, onlyIf = 'true'): void {
+    positiveCents(entry.amountCents);
+    const amount = statement.param(entry.amountCents);
+    statement.with(
+      name,
+      `INSERT INTO wallet_transactions
+         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT ${statement.param(newId('wtx'))}, ${statement.param(entry.accountId)}, 'HOLD', -${amount}::bigint, ${amount}::bigint,
+              ${statement.param(entry.description ?? '')}, ${statement.param(entry.relatedType)}, ${statement.param(entry.relatedId)}
+        WHERE ${onlyIf}`,
+    );
+  }
+
+  /** The wallet's currency, from memory after the first read. */
+  async currencyOf(accountId: string): Promise<string> {
+    const known = this.currencies.get(accountId);
+    if (known) return known;
+    const { currency } = await this.getWallet(accountId);
+    if (this.currencies.size >= 100_000) this.currencies.clear();
+    this.currencies.set(accountId, currency);
+    return currency;
   }
 
   /**
@@ -66,7 +97,7 @@ export class WalletLedger {
         ],
       );
     } catch (error) {
-      throw this.asInsufficientFunds(error);
+      throw this.insufficientFundsOr(error);
     }
   }
 
@@ -120,9 +151,7 @@ export class WalletLedger {
     entry: LedgerEntry,
     options: { onlyIfAvailable: boolean; once: boolean },
   ): Promise<boolean> {
-    if (!Number.isSafeInteger(entry.amountCents) || entry.amountCents <= 0) {
-      throw new RangeError(`ledger amounts are positive integers of cents, got ${entry.amountCents}`);
-    }
+    positiveCents(entry.amountCents);
     const [available, reserved] = DELTAS[kind];
     try {
       const rows: unknown[] = await manager.query(
@@ -147,13 +176,19 @@ export class WalletLedger {
       );
       return rows.length > 0;
     } catch (error) {
-      throw this.asInsufficientFunds(error);
+      throw this.insufficientFundsOr(error);
     }
   }
 
   /** The balance check refusing a hold means the funds ran out; anything else is a real error. */
-  private asInsufficientFunds(error: unknown): unknown {
+  insufficientFundsOr(error: unknown): unknown {
     const constraint = error instanceof QueryFailedError ? (error.driverError as { constraint?: string }).constraint : undefined;
     return constraint === 'wallets_available_check' ? new InsufficientFundsError() : error;
+  }
+}
+
+function positiveCents(amountCents: number): void {
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
+    throw new RangeError(`ledger amounts are positive integers of cents, got ${amountCents}`);
   }
 }

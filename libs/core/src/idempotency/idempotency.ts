@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import type { Statement } from '../database/statement';
 import { BadRequestError, ValidationError } from '../errors/api-error';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 100;
@@ -57,9 +58,9 @@ function canonicalJson(value: unknown): string {
  */
 export async function claimIdempotencyKey(
   manager: EntityManager,
-  input: { scope: string; key: string; operation: string; requestHash: string },
+  input: IdempotencyInput,
 ): Promise<IdempotencyClaim> {
-  const keyHash = createHash('sha256').update(`${input.scope}\0${input.key}`).digest('hex');
+  const keyHash = hashOf(input);
   const inserted: unknown[] = await manager.query(
     `INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash) VALUES ($1, $2, $3, $4)
      ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash`,
@@ -79,16 +80,58 @@ export async function claimIdempotencyKey(
       },
     };
   }
+  return { kind: 'replay', response: await storedResponse(manager, input) };
+}
+
+export interface IdempotencyInput {
+  scope: string;
+  key: string;
+  operation: string;
+  requestHash: string;
+}
+
+/**
+ * The claim as part of a larger statement that commits as one, with the response already known:
+ * adds CTE `name`, which inserts the key with its (sealed) response when `onlyIf` holds and
+ * returns a row only if this request claimed the key. Like `claimIdempotencyKey`, a concurrent
+ * request with the same key waits on the row; when the statement claimed nothing, read the
+ * earlier response with `storedResponse`.
+ */
+export function claimIdempotencyKeyIn(
+  statement: Statement,
+  name: string,
+  input: IdempotencyInput,
+  response: StoredResponse,
+  onlyIf = 'true',
+): void {
+  statement.with(
+    name,
+    `INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash, response_status, response_body)
+     SELECT ${statement.param(input.scope)}, ${statement.param(hashOf(input))}, ${statement.param(input.operation)},
+            ${statement.param(input.requestHash)}, ${statement.param(response.status)}::integer,
+            ${statement.param(seal(input.key, JSON.stringify(response.body)))}
+      WHERE ${onlyIf}
+     ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash`,
+  );
+}
+
+/** The response stored against a key already used: 422 when it was used for a different request. */
+export async function storedResponse(manager: EntityManager, input: IdempotencyInput): Promise<StoredResponse> {
   const [row] = await manager.query(
     `SELECT operation, request_hash, response_status, response_body FROM idempotency_keys WHERE scope = $1 AND key_hash = $2`,
-    [input.scope, keyHash],
+    [input.scope, hashOf(input)],
   );
+  if (!row) throw new Error('no stored response for an idempotency key that was taken');
   if (row.operation !== input.operation || row.request_hash !== input.requestHash) {
     throw new ValidationError(
       'This Idempotency-Key was already used with a different request. Use a new key for a different request.',
     );
   }
-  return { kind: 'replay', response: { status: row.response_status, body: JSON.parse(open(input.key, row.response_body)) } };
+  return { status: row.response_status, body: JSON.parse(open(input.key, row.response_body)) };
+}
+
+function hashOf(input: { scope: string; key: string }): string {
+  return createHash('sha256').update(`${input.scope}\0${input.key}`).digest('hex');
 }
 
 function cipherKey(idempotencyKey: string): Buffer {

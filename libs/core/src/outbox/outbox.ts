@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { Statement } from '../database/statement';
 import { newId } from '../ids/ids';
 import type { EventType } from './outbox-event.entity';
 
@@ -17,11 +18,24 @@ export interface NewEvent {
  */
 export async function recordEvents(manager: EntityManager, events: NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
+  const statement = new Statement();
+  const ids = recordEventsIn(statement, 'outbox_events', events);
+  await manager.query(statement.text('SELECT 1'), statement.params);
+  return ids;
+}
+
+/**
+ * The same as a part of a larger statement (which commits as one): adds CTE `name` inserting the
+ * events when `onlyIf` (an SQL condition) holds, and returns their ids.
+ */
+export function recordEventsIn(statement: Statement, name: string, events: NewEvent[], onlyIf = 'true'): string[] {
   const ids = events.map((event) => event.id ?? newId('evt'));
-  await manager.query(
+  statement.with(
+    name,
     `INSERT INTO events (id, account_id, type, data)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])`,
-    [ids, events.map((e) => e.accountId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
+     SELECT * FROM unnest(${statement.param(ids)}::text[], ${statement.param(events.map((e) => e.accountId))}::text[],
+                          ${statement.param(events.map((e) => e.type))}::text[], ${statement.param(events.map((e) => JSON.stringify(e.data)))}::jsonb[])
+      WHERE ${onlyIf}`,
   );
   return ids;
 }

@@ -5,6 +5,7 @@ import { Webhooks1763780000000 } from './1763780000000-webhooks';
 import { OAuth1763790000000 } from './1763790000000-oauth';
 import { Rewards1763800000000 } from './1763800000000-rewards';
 import { CredentialRevocationNotify1763810000000 } from './1763810000000-credential-revocation-notify';
+import { WalletCurrencyFixed1763820000000 } from './1763820000000-wallet-currency-fixed';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   OAuth1763790000000,
   Rewards1763800000000,
   CredentialRevocationNotify1763810000000,
+  WalletCurrencyFixed1763820000000,
 ];
