@@ -130,7 +130,7 @@ export class WebhookDeliverer {
       'X-Webhook-Signature': signatureHeader(secrets, timestamp, delivery.body),
     };
     try {
-      return await this.http.post(target.target, headers, Buffer.from(delivery.body, 'utf8'), this.config.webhookTimeoutMs);
+      return await this.http.post(target.target, headers, Buffer.from(delivery.body, 'utf8'), this.config.webhookTimeoutMs, delivery.endpoint_id);
     } catch (error) {
       return { status: null, error: (error as Error).message.slice(0, 300), retryAfter: undefined, durationMs: Date.now() - checkedAt };
     }
