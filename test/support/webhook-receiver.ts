@@ -9,6 +9,8 @@ export interface ReceivedWebhook {
   body: string;
   json: any;
   at: number;
+  /** Which TCP connection carried it (numbered in order of connection). */
+  socket: number;
 }
 
 export type Responder = (request: ReceivedWebhook, res: ServerResponse) => unknown;
@@ -19,12 +21,21 @@ export type Responder = (request: ReceivedWebhook, res: ServerResponse) => unkno
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  /** TCP connections accepted so far. */
+  connections = 0;
+  /** Requests being answered right now, and the most there ever were at once. */
+  open = 0;
+  maxOpen = 0;
+  private readonly socketIds = new WeakMap<object, number>();
   private readonly responders = new Map<string, Responder>();
   private server: Server;
   port = 0;
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
+      this.open += 1;
+      this.maxOpen = Math.max(this.maxOpen, this.open);
+      res.on('close', () => (this.open -= 1));
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -35,13 +46,14 @@ export class WebhookReceiver {
         } catch {
           json = undefined;
         }
-        const entry = { path: req.url ?? '', headers: req.headers, body, json, at: Date.now() };
+        const entry = { path: req.url ?? '', headers: req.headers, body, json, at: Date.now(), socket: this.socketIds.get(req.socket) ?? 0 };
         this.received.push(entry);
         const responder = this.responders.get(entry.path);
         if (responder) void responder(entry, res);
         else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       });
     });
+    this.server.on('connection', (socket) => this.socketIds.set(socket, ++this.connections));
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;

@@ -4,3 +4,5 @@ export * from './entities/webhook-endpoint.entity';
 export * from './entities/webhook-delivery.entity';
 export * from './targets/dns-resolver';
 export * from './delivery/webhook-signer';
+export { WebhookDeliverer } from './delivery/webhook-deliverer';
+export { MAX_SOCKETS_PER_ENDPOINT } from './delivery/webhook-http-client';

@@ -49,7 +49,7 @@ export class WebhookDeliveriesService {
        VALUES ($1, $2, $3, $4, 'ping', $5::json, clock_timestamp())`,
       [id, endpoint.id, accountId, eventId, JSON.stringify(payload)],
     );
-    await this.scheduler.enqueue(id, 1);
+    await this.scheduler.enqueue(endpoint.id, id, 1);
     return this.deliveries.findOneByOrFail({ id });
   }
 
@@ -68,7 +68,7 @@ export class WebhookDeliveriesService {
       [deliveryId],
     )) as [{ attempts: number }[], number];
     if (!rows.length) throw new ValidationError('The delivery is still pending: its next attempt is already scheduled.');
-    await this.scheduler.enqueue(deliveryId, rows[0].attempts + 1);
+    await this.scheduler.enqueue(endpointId, deliveryId, rows[0].attempts + 1);
     return this.deliveries.findOneByOrFail({ id: deliveryId });
   }
 
@@ -81,14 +81,9 @@ export class WebhookDeliveriesService {
     );
   }
 
-  /** Enqueues the endpoint's due deliveries now rather than waiting for the sweep. */
+  /** Has a worker send the endpoint's due deliveries now (in batches) rather than waiting for the sweep. */
   async enqueueDue(endpointId: string): Promise<void> {
-    const due = (await this.deliveries.query(
-      `SELECT id, attempts FROM webhook_deliveries
-        WHERE endpoint_id = $1 AND status = 'PENDING' AND next_attempt_at <= clock_timestamp()`,
-      [endpointId],
-    )) as { id: string; attempts: number }[];
-    await Promise.all(due.map((d) => this.scheduler.enqueue(d.id, d.attempts + 1)));
+    await this.scheduler.enqueueEndpoint(endpointId);
   }
 
   private async endpoint(accountId: string, endpointId: string): Promise<WebhookEndpointEntity> {

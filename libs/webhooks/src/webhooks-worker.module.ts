@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AttemptRecorder } from './delivery/attempt-recorder';
 import { WebhookDeliveryQueueModule } from './delivery/webhook-delivery-queue.module';
 import { WebhookDeliverer } from './delivery/webhook-deliverer';
 import { WebhookDeliveryProcessor } from './delivery/webhook-delivery.processor';
@@ -7,12 +8,13 @@ import { WebhookRelay } from './delivery/webhook-relay';
 import { SystemDnsResolver, WEBHOOK_DNS_RESOLVER } from './targets/dns-resolver';
 import { WebhookTargetGuard } from './targets/webhook-target-guard';
 
-/** The outbox relay (fan-out, sweep) and the delivery processor; imported only by the worker side. */
+/** The outbox relay (fan-out, sweep), the deliverer and the delivery processor; imported only by the worker side. */
 @Module({
   imports: [WebhookDeliveryQueueModule],
   providers: [
     WebhookRelay,
     WebhookDeliverer,
+    AttemptRecorder,
     WebhookDeliveryProcessor,
     WebhookHttpClient,
     WebhookTargetGuard,

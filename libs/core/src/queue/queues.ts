@@ -14,7 +14,12 @@ export interface MailJob {
   mailJobId: string;
 }
 
-/** One attempt at one webhook delivery. The job id is `<deliveryId>.<attempt>` so a re-enqueue of the same attempt is a no-op. */
+/**
+ * "Send the due deliveries of this endpoint now." A job for one delivery's attempt (a retry, a ping,
+ * a manual retry) also names it, and its job id is `<deliveryId>.<attempt>` so a re-enqueue of the
+ * same attempt is a no-op. Jobs queued before endpointId existed carry only deliveryId.
+ */
 export interface WebhookDeliveryJob {
-  deliveryId: string;
+  endpointId?: string;
+  deliveryId?: string;
 }

@@ -4,9 +4,9 @@ import type { Queue } from 'bull';
 import { WEBHOOK_DELIVERY_QUEUE, WebhookDeliveryJob } from '@app/core';
 
 /**
- * Puts delivery attempts on the queue. The database row is the truth (status, next_attempt_at);
- * a job only says "look at this delivery now". A lost job is found again by the relay's sweep,
- * and the job id `<delivery>.<attempt>` makes a repeated enqueue of one attempt a no-op.
+ * Puts delivery work on the queue. The database row is the truth (status, next_attempt_at); a job
+ * only says "send this endpoint's due deliveries now", and the worker that takes it claims every
+ * due delivery of the endpoint in batches. A lost job is made up for by the relay's sweep.
  */
 @Injectable()
 export class DeliveryScheduler {
@@ -14,15 +14,22 @@ export class DeliveryScheduler {
 
   constructor(@InjectQueue(WEBHOOK_DELIVERY_QUEUE) private readonly queue: Queue<WebhookDeliveryJob>) {}
 
-  async enqueue(deliveryId: string, attempt: number, delayMs = 0): Promise<void> {
+  /** One attempt of one delivery, now or later; the job id `<delivery>.<attempt>` makes a repeated enqueue a no-op. */
+  async enqueue(endpointId: string, deliveryId: string, attempt: number, delayMs = 0): Promise<void> {
+    await this.add({ endpointId, deliveryId }, { jobId: `${deliveryId}.${attempt}`, delay: Math.max(0, delayMs) });
+  }
+
+  /** The endpoint's due deliveries, whichever they are (e.g. those unparked when it is reactivated). */
+  async enqueueEndpoint(endpointId: string): Promise<void> {
+    await this.add({ endpointId }, {});
+  }
+
+  private async add(data: WebhookDeliveryJob, options: { jobId?: string; delay?: number }): Promise<void> {
     try {
-      await this.queue.add(
-        { deliveryId },
-        { jobId: `${deliveryId}.${attempt}`, delay: Math.max(0, delayMs), removeOnComplete: true, removeOnFail: true },
-      );
+      await this.queue.add(data, { ...options, removeOnComplete: true, removeOnFail: true });
     } catch (error) {
-      // Not fatal: the row is committed and the sweep will enqueue it again.
-      this.logger.warn({ err: error, deliveryId }, 'enqueueing a webhook delivery failed; the sweep will retry');
+      // Not fatal: the row is committed and the sweep will find it.
+      this.logger.warn({ err: error, ...data }, 'enqueueing a webhook delivery failed; the sweep will retry');
     }
   }
 }

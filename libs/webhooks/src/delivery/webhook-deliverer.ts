@@ -1,16 +1,23 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/core';
-import { DeliveryScheduler } from './delivery-scheduler';
-import { HttpOutcome, WEBHOOK_USER_AGENT, WebhookHttpClient } from './webhook-http-client';
+import { AttemptRecord, AttemptRecorder } from './attempt-recorder';
+import { HttpOutcome, MAX_SOCKETS_PER_ENDPOINT, WEBHOOK_USER_AGENT, WebhookHttpClient } from './webhook-http-client';
 import { parseRetryAfter, retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './webhook-signer';
-import { WebhookTargetGuard } from '../targets/webhook-target-guard';
+import { TargetResult, WebhookTargetGuard } from '../targets/webhook-target-guard';
 
 /** How long a claimed attempt keeps others off the delivery; longer than any attempt can take. */
 const LEASE_MARGIN_MS = 60_000;
+/** Attempts under way at once in one process, over all endpoints. */
+export const MAX_IN_FLIGHT = 256;
+/**
+ * While some of its attempts are under way, an endpoint claims more only once this many of its
+ * connections are free, so claims stay batches rather than one delivery at a time.
+ */
+const REFILL_AT = Math.max(1, Math.floor(MAX_SOCKETS_PER_ENDPOINT / 4));
 
-interface ClaimedDelivery {
+export interface ClaimedDelivery {
   id: string;
   attempts: number;
   event_id: string;
@@ -21,104 +28,156 @@ interface ClaimedDelivery {
   previous_secret: string | null;
 }
 
+interface EndpointState {
+  id: string;
+  /** Attempts of this endpoint under way (claimed, and not yet answered). */
+  inFlight: number;
+  /** Due deliveries may be waiting: claim again. */
+  wanted: boolean;
+  running: Promise<void> | null;
+}
+
 /**
- * One attempt at one delivery: claim it (so no other worker sends it at the same time), check the
- * target again, POST the signed body, record the attempt and decide what comes next.
+ * Sends the due deliveries of an endpoint: claims them in batches (one UPDATE … SKIP LOCKED leases
+ * up to as many as the endpoint has free connections, so a claimed delivery never waits for a
+ * socket and the lease holds), checks the target once per batch, POSTs each signed body over the
+ * endpoint's kept-alive connections, and hands the outcomes to the recorder, which writes them in
+ * groups. `kick` is called by the relay after a fan-out commits, by the sweep, and by the queue
+ * processor (retries, pings, manual retries, reactivation); each endpoint has at most one claiming
+ * loop per process, and any number of processes can share an endpoint (SKIP LOCKED, lease).
+ * Deliveries of one endpoint are not sent in order (DECISIONS §9 / SPEC "Delivery behaviour" 2).
  */
 @Injectable()
-export class WebhookDeliverer {
+export class WebhookDeliverer implements BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookDeliverer.name);
+  private readonly endpoints = new Map<string, EndpointState>();
+  private readonly sending = new Set<Promise<void>>();
+  private inFlight = 0;
+  private slotWaiters: (() => void)[] = [];
+  private stopping = false;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly guard: WebhookTargetGuard,
     private readonly http: WebhookHttpClient,
-    private readonly scheduler: DeliveryScheduler,
+    private readonly recorder: AttemptRecorder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async attempt(deliveryId: string): Promise<void> {
-    const claimed = await this.claim(deliveryId);
-    if (!claimed) return;
-
-    const started = new Date();
-    const outcome = await this.send(claimed);
-    const succeeded = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
-    const gone = outcome.status === 410;
-
-    let status: 'PENDING' | 'SUCCEEDED' | 'FAILED' = 'PENDING';
-    let nextAttemptAt: Date | null = null;
-    if (succeeded) status = 'SUCCEEDED';
-    else if (gone) status = 'PENDING'; // parked with the paused endpoint; resumes when it is reactivated
-    else if (claimed.attempts >= this.config.webhookMaxAttempts) status = 'FAILED';
-    else {
-      let delay = retryDelayMs(claimed.attempts, this.config.webhookRetryBaseMs);
-      if (outcome.status === 429 || outcome.status === 503) {
-        const asked = parseRetryAfter(outcome.retryAfter);
-        if (asked !== null) delay = Math.max(delay, asked);
-      }
-      nextAttemptAt = new Date(Date.now() + delay);
-    }
-
-    const error = outcome.error ?? (succeeded ? null : describeStatus(outcome.status!));
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        // The endpoint (and its deliveries) may have been deleted during the attempt: then there is nothing to record.
-        `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, succeeded, response_status, error)
-         SELECT $1::text, $2::int, $3::timestamptz, $4::int, $5::boolean, $6::int, $7::text
-          WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1::text)
-         ON CONFLICT (delivery_id, attempt) DO NOTHING`,
-        [claimed.id, claimed.attempts, started, outcome.durationMs, succeeded, outcome.status, error],
-      );
-      await manager.query(
-        `UPDATE webhook_deliveries SET status = $2, response_status = $3, last_error = $4, next_attempt_at = $5
-          WHERE id = $1 AND attempts = $6`,
-        [claimed.id, status, outcome.status, error, nextAttemptAt, claimed.attempts],
-      );
-      if (gone) {
-        await manager.query(
-          `UPDATE webhook_endpoints SET active = false, paused_reason = $2, updated_at = clock_timestamp() WHERE id = $1`,
-          [claimed.endpoint_id, 'The receiver answered 410 Gone; reactivate the endpoint to resume deliveries.'],
-        );
-      }
-    });
-    if (gone) this.logger.warn({ endpointId: claimed.endpoint_id, deliveryId }, 'receiver answered 410; endpoint paused');
-    if (nextAttemptAt) await this.scheduler.enqueue(claimed.id, claimed.attempts + 1, nextAttemptAt.getTime() - Date.now());
+  /**
+   * Stops claiming, then waits for the attempts under way to be answered and recorded. Runs before
+   * the queues and the database close (their shutdown hooks come after this phase).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wakeWaiters();
+    await Promise.all([...this.endpoints.values()].map((s) => s.running));
+    await Promise.all([...this.sending]);
   }
 
   /**
-   * Takes the delivery for one attempt when it is pending, due and its endpoint active, leasing it
-   * (next_attempt_at moves past the longest possible attempt) so a duplicate job or the sweep
-   * cannot send it concurrently. A due delivery of a paused endpoint is parked instead.
+   * Sends the endpoint's due deliveries now (or has the loop already running for it claim once
+   * more). Resolves when the loop has claimed all it found, not when those attempts are answered.
    */
-  private async claim(deliveryId: string): Promise<ClaimedDelivery | null> {
+  kick(endpointId: string): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    let state = this.endpoints.get(endpointId);
+    if (!state) {
+      state = { id: endpointId, inFlight: 0, wanted: false, running: null };
+      this.endpoints.set(endpointId, state);
+    }
+    state.wanted = true;
+    if (!state.running) {
+      const current = state;
+      let failed = false;
+      current.running = this.claimLoop(current)
+        .catch((error: unknown) => {
+          failed = true;
+          this.logger.error({ err: error, endpointId }, 'claiming webhook deliveries failed; the sweep will retry');
+        })
+        .finally(() => {
+          current.running = null;
+          // A kick that came after the last claim (not after a failure: the sweep retries those, not a tight loop).
+          if (current.wanted && !failed && !this.stopping) void this.kick(endpointId);
+          else this.forgetIfIdle(current);
+        });
+    }
+    return state.running!;
+  }
+
+  private async claimLoop(state: EndpointState): Promise<void> {
+    while (state.wanted && !this.stopping) {
+      const free = Math.min(MAX_SOCKETS_PER_ENDPOINT - state.inFlight, MAX_IN_FLIGHT - this.inFlight);
+      if (free <= 0 || (free < REFILL_AT && state.inFlight > 0)) {
+        await this.slotFreed();
+        continue;
+      }
+      state.wanted = false;
+      const { sendable, found } = await this.claim(state.id, free);
+      // A full batch: more may be due. (A kick during the claim has set `wanted` too.)
+      if (found === free) state.wanted = true;
+      if (sendable.length) this.startBatch(state, sendable);
+    }
+  }
+
+  /**
+   * Leases up to `limit` due deliveries of the endpoint for one attempt each: attempts + 1, and
+   * next_attempt_at moved past the longest possible attempt, so no other worker (nor a duplicate
+   * job, nor the sweep) sends them meanwhile. Due deliveries of a paused endpoint are parked
+   * instead (no next attempt, until it is reactivated). Public for tests that play a worker dying
+   * between its claim and its attempts.
+   */
+  async claim(endpointId: string, limit: number): Promise<{ sendable: ClaimedDelivery[]; found: number }> {
     const leaseMs = this.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     const [rows] = (await this.dataSource.query(
       `UPDATE webhook_deliveries d
-          SET attempts = d.attempts + 1, last_attempt_at = clock_timestamp(),
-              next_attempt_at = clock_timestamp() + make_interval(secs => $2::double precision / 1000)
+          SET attempts = CASE WHEN e.active THEN d.attempts + 1 ELSE d.attempts END,
+              last_attempt_at = CASE WHEN e.active THEN clock_timestamp() ELSE d.last_attempt_at END,
+              next_attempt_at = CASE WHEN e.active THEN clock_timestamp() + make_interval(secs => $3::double precision / 1000) END
          FROM webhook_endpoints e
-        WHERE d.id = $1 AND e.id = d.endpoint_id AND e.active AND d.status = 'PENDING'
-          AND d.next_attempt_at <= clock_timestamp() + interval '1 second'
-      RETURNING d.id, d.attempts, d.event_id, d.payload::text AS body, e.id AS endpoint_id, e.url, e.secret,
+        WHERE e.id = $1 AND d.id IN (
+                SELECT id FROM webhook_deliveries
+                 WHERE endpoint_id = $1 AND status = 'PENDING' AND next_attempt_at <= clock_timestamp() + interval '1 second'
+                 ORDER BY next_attempt_at
+                 LIMIT $2
+                   FOR UPDATE SKIP LOCKED)
+      RETURNING e.active, d.id, d.attempts, d.event_id, d.payload::text AS body, e.id AS endpoint_id, e.url, e.secret,
                 CASE WHEN e.previous_secret_expires_at > clock_timestamp() THEN e.previous_secret END AS previous_secret`,
-      [deliveryId, leaseMs],
-    )) as [ClaimedDelivery[], number];
-    if (rows.length) return rows[0];
-    await this.dataSource.query(
-      `UPDATE webhook_deliveries d SET next_attempt_at = NULL
-         FROM webhook_endpoints e
-        WHERE d.id = $1 AND e.id = d.endpoint_id AND NOT e.active AND d.status = 'PENDING'
-          AND d.next_attempt_at <= clock_timestamp() + interval '1 second'`,
-      [deliveryId],
-    );
-    return null;
+      [endpointId, limit, leaseMs],
+    )) as [(ClaimedDelivery & { active: boolean })[], number];
+    return { sendable: rows.filter((r) => r.active), found: rows.length };
   }
 
-  private async send(delivery: ClaimedDelivery): Promise<HttpOutcome> {
+  private startBatch(state: EndpointState, batch: ClaimedDelivery[]): void {
+    state.inFlight += batch.length;
+    this.inFlight += batch.length;
+    // Checked again at every attempt (once per batch: they share the URL): the name may resolve elsewhere now than at creation.
     const checkedAt = Date.now();
-    // Checked again at every attempt: the name may resolve elsewhere now than at creation.
-    const target = await this.guard.resolve(delivery.url);
+    const target = this.guard.resolve(batch[0].url).catch((error: unknown): TargetResult => ({ ok: false, reason: (error as Error).message }));
+    for (const delivery of batch) {
+      const attempt = this.attempt(state, delivery, target, checkedAt);
+      this.sending.add(attempt);
+      void attempt.finally(() => this.sending.delete(attempt));
+    }
+  }
+
+  private async attempt(state: EndpointState, delivery: ClaimedDelivery, target: Promise<TargetResult>, checkedAt: number): Promise<void> {
+    const started = new Date();
+    let outcome: HttpOutcome;
+    try {
+      outcome = await this.send(delivery, await target, checkedAt);
+    } catch (error) {
+      outcome = { status: null, error: (error as Error).message.slice(0, 300), retryAfter: undefined, durationMs: Date.now() - checkedAt };
+    } finally {
+      state.inFlight -= 1;
+      this.inFlight -= 1;
+      this.wakeWaiters();
+    }
+    this.forgetIfIdle(state);
+    await this.recorder.record(this.decide(delivery, started, outcome));
+  }
+
+  private async send(delivery: ClaimedDelivery, target: TargetResult, checkedAt: number): Promise<HttpOutcome> {
     if (!target.ok) return { status: null, error: `refused before connecting: ${target.reason}`, retryAfter: undefined, durationMs: Date.now() - checkedAt };
     const timestamp = Math.floor(Date.now() / 1000);
     const secrets = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
@@ -129,11 +188,53 @@ export class WebhookDeliverer {
       'X-Webhook-Timestamp': String(timestamp),
       'X-Webhook-Signature': signatureHeader(secrets, timestamp, delivery.body),
     };
-    try {
-      return await this.http.post(target.target, headers, Buffer.from(delivery.body, 'utf8'), this.config.webhookTimeoutMs);
-    } catch (error) {
-      return { status: null, error: (error as Error).message.slice(0, 300), retryAfter: undefined, durationMs: Date.now() - checkedAt };
+    return this.http.post(target.target, headers, Buffer.from(delivery.body, 'utf8'), this.config.webhookTimeoutMs, delivery.endpoint_id);
+  }
+
+  /** What the outcome means for the delivery: done, retried later (backoff, Retry-After), failed for good, or parked (410). */
+  private decide(delivery: ClaimedDelivery, started: Date, outcome: HttpOutcome): AttemptRecord {
+    const succeeded = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    const gone = outcome.status === 410;
+    let status: AttemptRecord['status'] = 'PENDING';
+    let nextAttemptAt: Date | null = null;
+    if (succeeded) status = 'SUCCEEDED';
+    else if (gone) status = 'PENDING'; // parked with the paused endpoint; resumes when it is reactivated
+    else if (delivery.attempts >= this.config.webhookMaxAttempts) status = 'FAILED';
+    else {
+      let delay = retryDelayMs(delivery.attempts, this.config.webhookRetryBaseMs);
+      if (outcome.status === 429 || outcome.status === 503) {
+        const asked = parseRetryAfter(outcome.retryAfter);
+        if (asked !== null) delay = Math.max(delay, asked);
+      }
+      nextAttemptAt = new Date(Date.now() + delay);
     }
+    return {
+      deliveryId: delivery.id,
+      endpointId: delivery.endpoint_id,
+      attempt: delivery.attempts,
+      startedAt: started,
+      durationMs: outcome.durationMs,
+      succeeded,
+      responseStatus: outcome.status,
+      error: outcome.error ?? (succeeded ? null : describeStatus(outcome.status!)),
+      status,
+      nextAttemptAt,
+      gone,
+    };
+  }
+
+  private slotFreed(): Promise<void> {
+    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  private wakeWaiters(): void {
+    const waiters = this.slotWaiters;
+    this.slotWaiters = [];
+    waiters.forEach((wake) => wake());
+  }
+
+  private forgetIfIdle(state: EndpointState): void {
+    if (!state.running && state.inFlight === 0 && this.endpoints.get(state.id) === state) this.endpoints.delete(state.id);
   }
 }
 

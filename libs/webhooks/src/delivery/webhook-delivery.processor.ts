@@ -1,22 +1,41 @@
 import { Process, Processor } from '@nestjs/bull';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bull';
+import { DataSource } from 'typeorm';
 import { WEBHOOK_DELIVERY_QUEUE, WebhookDeliveryJob } from '@app/core';
 import { WebhookDeliverer } from './webhook-deliverer';
 
+/**
+ * A job says "this endpoint has due deliveries": the deliverer claims and sends all of them in
+ * batches. Fresh deliveries do not come this way (the relay hands them to the deliverer of its own
+ * process); jobs carry retries (delayed), pings, manual retries and reactivations.
+ */
 @Processor(WEBHOOK_DELIVERY_QUEUE)
 export class WebhookDeliveryProcessor {
   private readonly logger = new Logger(WebhookDeliveryProcessor.name);
 
-  constructor(private readonly deliverer: WebhookDeliverer) {}
+  constructor(
+    private readonly deliverer: WebhookDeliverer,
+    private readonly dataSource: DataSource,
+  ) {}
 
   @Process({ concurrency: 16 })
   async deliver(job: Job<WebhookDeliveryJob>): Promise<void> {
     try {
-      await this.deliverer.attempt(job.data.deliveryId);
+      const endpointId = job.data.endpointId ?? (await this.endpointOf(job.data.deliveryId));
+      // Not awaited: under steady traffic an endpoint's claiming loop can run for long, and it must not hold a
+      // job slot meanwhile. The deliverer logs its own failures and waits for its attempts at shutdown.
+      if (endpointId) void this.deliverer.kick(endpointId);
     } catch (error) {
-      // The row still says when the attempt is due; the sweep picks it up again.
-      this.logger.error({ err: error, deliveryId: job.data.deliveryId }, 'webhook delivery attempt crashed');
+      // The rows still say when attempts are due; the sweep picks them up again.
+      this.logger.error({ err: error, ...job.data }, 'webhook delivery job crashed');
     }
+  }
+
+  /** A job queued before jobs named their endpoint. */
+  private async endpointOf(deliveryId: string | undefined): Promise<string | undefined> {
+    if (!deliveryId) return undefined;
+    const [row] = (await this.dataSource.query(`SELECT endpoint_id FROM webhook_deliveries WHERE id = $1`, [deliveryId])) as { endpoint_id: string }[];
+    return row?.endpoint_id;
   }
 }

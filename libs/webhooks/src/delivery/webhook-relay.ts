@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, newId } from '@app/core';
-import { DeliveryScheduler } from './delivery-scheduler';
+import { WebhookDeliverer } from './webhook-deliverer';
 
 const BATCH_SIZE = 100;
 /** Safety net under LISTEN/NOTIFY: a missed notification delays an event by at most this. */
@@ -24,11 +24,12 @@ interface OutboxRow {
  * The outbox relay. Each committed event becomes one delivery per active, subscribed endpoint of
  * its account, and is marked dispatched in the same transaction; `FOR UPDATE SKIP LOCKED` lets
  * any number of workers share the work without taking one event twice, and the unique
- * (endpoint, event) key makes a repeated fan-out harmless. Jobs are enqueued after the commit;
- * if the process dies in between, the sweep finds the due deliveries and enqueues them.
+ * (endpoint, event) key makes a repeated fan-out harmless. After the commit the new deliveries go
+ * straight to this process's deliverer (no queue round trip); if the process dies in between, the
+ * sweep of any worker finds the due deliveries and sends them.
  */
 @Injectable()
-export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookRelay.name);
   private listener: Client | null = null;
   private timers: NodeJS.Timeout[] = [];
@@ -38,7 +39,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly scheduler: DeliveryScheduler,
+    private readonly deliverer: WebhookDeliverer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -49,7 +50,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     this.wake();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     this.timers.forEach(clearInterval);
     this.timers = [];
@@ -90,13 +91,13 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async dispatchBatch(): Promise<number> {
-    const { taken, deliveryIds } = await this.dataSource.transaction(async (manager) => {
+    const { taken, endpointIds } = await this.dataSource.transaction(async (manager) => {
       const events = (await manager.query(
         `SELECT id, account_id, type, data, created_at FROM events
           WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [BATCH_SIZE],
       )) as OutboxRow[];
-      if (events.length === 0) return { taken: 0, deliveryIds: [] as string[] };
+      if (events.length === 0) return { taken: 0, endpointIds: [] as string[] };
 
       const endpoints = (await manager.query(
         `SELECT id, account_id, events, active FROM webhook_endpoints WHERE account_id = ANY($1::text[])`,
@@ -128,7 +129,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
           rows.parked.push(!endpoint.active);
         }
       }
-      let created: { id: string; due: boolean }[] = [];
+      let created: { endpoint_id: string; due: boolean }[] = [];
       if (rows.id.length) {
         const inserted = (await manager.query(
           `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, payload, next_attempt_at)
@@ -137,29 +138,33 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[])
                   AS u(id, endpoint_id, account_id, event_id, event_type, payload, parked)
            ON CONFLICT (endpoint_id, event_id) DO NOTHING
-           RETURNING id, next_attempt_at IS NOT NULL AS due`,
+           RETURNING endpoint_id, next_attempt_at IS NOT NULL AS due`,
           [rows.id, rows.endpoint, rows.account, rows.event, rows.type, rows.payload, rows.parked],
-        )) as { id: string; due: boolean }[];
+        )) as { endpoint_id: string; due: boolean }[];
         created = inserted.filter((row) => row.due);
       }
       await manager.query(`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY($1::text[])`, [events.map((e) => e.id)]);
-      return { taken: events.length, deliveryIds: created.map((c) => c.id) };
+      return { taken: events.length, endpointIds: [...new Set(created.map((c) => c.endpoint_id))] };
     });
-    await Promise.all(deliveryIds.map((id) => this.scheduler.enqueue(id, 1)));
+    for (const endpointId of endpointIds) void this.deliverer.kick(endpointId);
     return taken;
   }
 
-  /** Re-enqueues due deliveries whose job was lost (a crash after commit, a Redis hiccup). */
+  /**
+   * Sends the due deliveries that nothing is sending: their job was lost (a crash after the commit,
+   * a Redis hiccup), or the worker that claimed them died and their lease ran out.
+   */
   async sweep(): Promise<void> {
     if (this.stopped) return;
     try {
       const due = (await this.dataSource.query(
-        `SELECT id, attempts FROM webhook_deliveries
-          WHERE status = 'PENDING' AND next_attempt_at <= clock_timestamp() - make_interval(secs => $1)
-          ORDER BY next_attempt_at LIMIT 500`,
+        `SELECT e.id FROM webhook_endpoints e
+          WHERE EXISTS (SELECT 1 FROM webhook_deliveries d
+                         WHERE d.endpoint_id = e.id AND d.status = 'PENDING'
+                           AND d.next_attempt_at <= clock_timestamp() - make_interval(secs => $1))`,
         [SWEEP_GRACE_SECONDS],
-      )) as { id: string; attempts: number }[];
-      await Promise.all(due.map((d) => this.scheduler.enqueue(d.id, d.attempts + 1)));
+      )) as { id: string }[];
+      for (const { id } of due) void this.deliverer.kick(id);
     } catch (error) {
       this.logger.error({ err: error }, 'webhook sweep failed');
     }

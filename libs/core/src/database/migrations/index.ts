@@ -4,6 +4,7 @@ import { WalletLedgerOutboxTopups1763770000000 } from './1763770000000-wallet-le
 import { Webhooks1763780000000 } from './1763780000000-webhooks';
 import { OAuth1763790000000 } from './1763790000000-oauth';
 import { Rewards1763800000000 } from './1763800000000-rewards';
+import { WebhookDueByEndpoint1763805000000 } from './1763805000000-webhook-due-by-endpoint';
 import { CredentialRevocationNotify1763810000000 } from './1763810000000-credential-revocation-notify';
 import { WalletCurrencyFixed1763820000000 } from './1763820000000-wallet-currency-fixed';
 
@@ -15,6 +16,7 @@ export const MIGRATIONS = [
   Webhooks1763780000000,
   OAuth1763790000000,
   Rewards1763800000000,
+  WebhookDueByEndpoint1763805000000,
   CredentialRevocationNotify1763810000000,
   WalletCurrencyFixed1763820000000,
 ];

@@ -1,0 +1,129 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { DeliveryScheduler } from './delivery-scheduler';
+
+/** The result of one attempt and what comes next for its delivery. */
+export interface AttemptRecord {
+  deliveryId: string;
+  endpointId: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  succeeded: boolean;
+  responseStatus: number | null;
+  error: string | null;
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+  /** When the next attempt is due (a retry); null when none is (finished, or parked). */
+  nextAttemptAt: Date | null;
+  /** The receiver answered 410: the endpoint is paused. */
+  gone: boolean;
+}
+
+/** Most attempts written by one statement. */
+const MAX_RECORD_BATCH = 500;
+export const GONE_REASON = 'The receiver answered 410 Gone; reactivate the endpoint to resume deliveries.';
+
+/**
+ * Writes finished attempts in groups: the attempts that finish while a write is under way are
+ * written together by the next one, in a single statement (attempt rows, delivery state, and the
+ * pause of endpoints that answered 410). Then it enqueues the retries. A group that fails to write
+ * is written again one attempt at a time, so one bad row (say, its endpoint was deleted meanwhile)
+ * does not lose the others; an attempt that still cannot be written keeps its lease and is tried
+ * again when the lease ends.
+ */
+@Injectable()
+export class AttemptRecorder {
+  private readonly logger = new Logger(AttemptRecorder.name);
+  private buffer: { record: AttemptRecord; done: () => void }[] = [];
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly scheduler: DeliveryScheduler,
+  ) {}
+
+  /** Resolves once the attempt is written (or could not be) and its retry, if any, is enqueued. Never rejects. */
+  record(record: AttemptRecord): Promise<void> {
+    return new Promise((done) => {
+      this.buffer.push({ record, done });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    // Let the attempts finishing in this turn of the event loop join the first group.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.buffer.length) {
+      const group = this.buffer.splice(0, MAX_RECORD_BATCH);
+      const written = await this.writeGroup(group.map((g) => g.record));
+      // The next group is written while this one's retries are enqueued.
+      void this.afterWrite(written)
+        .catch((error: unknown) => this.logger.error({ err: error }, 'enqueueing webhook retries failed; the sweep will retry'))
+        .finally(() => group.forEach((g) => g.done()));
+    }
+    this.flushing = null;
+  }
+
+  private async writeGroup(records: AttemptRecord[]): Promise<AttemptRecord[]> {
+    try {
+      await this.write(records);
+      return records;
+    } catch (error) {
+      if (records.length === 1) {
+        this.logger.error({ err: error, deliveryId: records[0].deliveryId }, 'recording a webhook attempt failed; it is retried after its lease');
+        return [];
+      }
+      this.logger.warn({ err: error, count: records.length }, 'recording a group of webhook attempts failed; writing them one by one');
+      const written: AttemptRecord[] = [];
+      for (const record of records) written.push(...(await this.writeGroup([record])));
+      return written;
+    }
+  }
+
+  private async write(records: AttemptRecord[]): Promise<void> {
+    const gone = [...new Set(records.filter((r) => r.gone).map((r) => r.endpointId))];
+    await this.dataSource.query(
+      `WITH u AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::boolean[], $6::int[], $7::text[], $8::text[], $9::timestamptz[])
+           AS u(delivery_id, attempt, started_at, duration_ms, succeeded, response_status, error, status, next_attempt_at)
+       ), attempts AS (
+         -- The endpoint (and its deliveries) may have been deleted during the attempt: then there is nothing to record.
+         INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, succeeded, response_status, error)
+         SELECT u.delivery_id, u.attempt, u.started_at, u.duration_ms, u.succeeded, u.response_status, u.error FROM u
+          WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = u.delivery_id)
+         ON CONFLICT (delivery_id, attempt) DO NOTHING
+       ), deliveries AS (
+         -- Only while the delivery is still at this attempt (a later claim, after the lease ran out, owns it otherwise).
+         UPDATE webhook_deliveries d
+            SET status = u.status, response_status = u.response_status, last_error = u.error, next_attempt_at = u.next_attempt_at
+           FROM u
+          WHERE d.id = u.delivery_id AND d.attempts = u.attempt
+       )
+       UPDATE webhook_endpoints SET active = false, paused_reason = $11, updated_at = clock_timestamp() WHERE id = ANY($10::text[])`,
+      [
+        records.map((r) => r.deliveryId),
+        records.map((r) => r.attempt),
+        records.map((r) => r.startedAt),
+        records.map((r) => r.durationMs),
+        records.map((r) => r.succeeded),
+        records.map((r) => r.responseStatus),
+        records.map((r) => r.error),
+        records.map((r) => r.status),
+        records.map((r) => r.nextAttemptAt),
+        gone,
+        GONE_REASON,
+      ],
+    );
+  }
+
+  private async afterWrite(written: AttemptRecord[]): Promise<void> {
+    for (const endpointId of new Set(written.filter((r) => r.gone).map((r) => r.endpointId))) {
+      this.logger.warn({ endpointId }, 'receiver answered 410; endpoint paused');
+    }
+    await Promise.all(
+      written
+        .filter((r) => r.nextAttemptAt)
+        .map((r) => this.scheduler.enqueue(r.endpointId, r.deliveryId, r.attempt + 1, r.nextAttemptAt!.getTime() - Date.now())),
+    );
+  }
+}

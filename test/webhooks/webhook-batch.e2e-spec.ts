@@ -1,0 +1,138 @@
+import { DataSource } from 'typeorm';
+import { recordEvent } from '@app/core';
+import { MAX_SOCKETS_PER_ENDPOINT, WebhookDeliverer } from '@app/webhooks';
+import { eventually } from '../support/processes';
+import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * Deliveries are claimed and recorded in batches and sent over kept-alive connections, one pool
+ * per endpoint: what a receiver sees of that, and what survives a worker dying mid-batch.
+ */
+describe('webhook delivery in batches', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    t = await startTestApp({ env: { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' } });
+    db = t.app.get(DataSource);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  async function endpoint(merchant: SeededMerchant, path: string): Promise<string> {
+    const res = await t.api.as(merchant.key).post('/v1/webhook-endpoints', { url: receiver.url(path), events: [] });
+    expect(res.status).toBe(201);
+    return res.body.webhookEndpoint.id;
+  }
+
+  it('a burst of events to one endpoint arrives exactly once each, over a bounded set of reused connections', async () => {
+    const merchant = await seedMerchant(t);
+    const endpointId = await endpoint(merchant, '/burst');
+    // A receiver that takes a moment to answer, so that many requests are under way at once.
+    receiver.respond('/burst', (_r, res) => setTimeout(() => res.writeHead(200).end(), 20));
+    const connectionsBefore = receiver.connections;
+    const count = 300;
+    const eventIds = await db.transaction(async (manager) => {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) {
+        ids.push(await recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: `rw_${i}`, status: 'CREATED', valueCents: i } }));
+      }
+      return ids;
+    });
+
+    await eventually(async () => receiver.at('/burst').length >= count, 30_000);
+    // Recorded (the record is written a moment after the answer).
+    await eventually(async () => {
+      const [{ pending }] = await db.query(`SELECT count(*) FILTER (WHERE status <> 'SUCCEEDED')::int AS pending FROM webhook_deliveries WHERE endpoint_id = $1`, [endpointId]);
+      return pending === 0;
+    });
+    const received = receiver.at('/burst');
+    expect(received).toHaveLength(count);
+    expect(new Set(received.map((r) => r.json.id))).toEqual(new Set(eventIds));
+
+    // Connections are reused, and never more than the per-endpoint cap are open at once.
+    const sockets = new Set(received.map((r) => r.socket));
+    expect(sockets.size).toBeLessThanOrEqual(MAX_SOCKETS_PER_ENDPOINT);
+    expect(receiver.connections - connectionsBefore).toBeLessThanOrEqual(MAX_SOCKETS_PER_ENDPOINT);
+    expect(receiver.maxOpen).toBeLessThanOrEqual(MAX_SOCKETS_PER_ENDPOINT);
+
+    // Every attempt is on record, once.
+    const [{ attempts, distinct }] = await db.query(
+      `SELECT count(*)::int AS attempts, count(DISTINCT a.delivery_id)::int AS distinct
+         FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+        WHERE d.endpoint_id = $1 AND a.succeeded AND a.attempt = 1`,
+      [endpointId],
+    );
+    expect({ attempts, distinct }).toEqual({ attempts: count, distinct: count });
+  });
+
+  it('deliveries claimed by a worker that died before sending them are sent once their lease ends, each once', async () => {
+    const merchant = await seedMerchant(t);
+    const endpointId = await endpoint(merchant, '/crashed');
+    // Deliveries due in a moment: nothing has kicked the deliverer for them, and the sweep waits longer.
+    const ids = Array.from({ length: 5 }, (_, i) => `whd_crash${i}`);
+    for (const [i, id] of ids.entries()) {
+      const body = JSON.stringify({ id: `evt_crash${i}`, type: 'wallet.credited', createdAt: new Date().toISOString(), data: { topupId: `tu_${i}`, amountCents: 1, currency: 'USD' } });
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, payload, next_attempt_at)
+         VALUES ($1, $2, $3, $4, 'wallet.credited', $5::json, clock_timestamp() + interval '500 milliseconds')`,
+        [id, endpointId, merchant.accountId, `evt_crash${i}`, body],
+      );
+    }
+    // The dying worker: it claims the batch, then sends nothing and records nothing.
+    const claimed = await t.app.get(WebhookDeliverer).claim(endpointId, 10);
+    expect(claimed.sendable.map((d) => d.id).sort()).toEqual(ids);
+    const leased = (await db.query(`SELECT attempts, next_attempt_at > clock_timestamp() + interval '30 seconds' AS leased FROM webhook_deliveries WHERE endpoint_id = $1`, [endpointId])) as { attempts: number; leased: boolean }[];
+    expect(leased.every((d) => d.attempts === 1 && d.leased)).toBe(true);
+
+    // While leased, nobody sends them, even when asked to.
+    await t.app.get(WebhookDeliverer).kick(endpointId);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(receiver.at('/crashed')).toHaveLength(0);
+
+    // The lease runs out (moved into the past here rather than waited for): the sweep finds them.
+    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp() - interval '1 minute' WHERE endpoint_id = $1`, [endpointId]);
+    await eventually(async () => receiver.at('/crashed').length >= ids.length, 20_000);
+    const rows = await eventually(async () => {
+      const list = (await db.query(`SELECT id, status, attempts FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY id`, [endpointId])) as { id: string; status: string; attempts: number }[];
+      return list.every((d) => d.status === 'SUCCEEDED') && list;
+    });
+    expect(rows).toEqual(ids.map((id) => ({ id, status: 'SUCCEEDED', attempts: 2 })));
+    await new Promise((r) => setTimeout(r, 500)); // let any duplicate arrive
+    expect(receiver.at('/crashed').map((r) => r.json.id).sort()).toEqual(ids.map((_, i) => `evt_crash${i}`));
+    // The lost attempt left no record; the one that reached the receiver is attempt 2.
+    const attempts = (await db.query(
+      `SELECT a.attempt FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1`,
+      [endpointId],
+    )) as { attempt: number }[];
+    expect(attempts.map((a) => a.attempt)).toEqual(ids.map(() => 2));
+  });
+
+  it('a receiver failing half the requests of a burst gets each failed one retried until it answers; none is lost', async () => {
+    const merchant = await seedMerchant(t);
+    await endpoint(merchant, '/flaky');
+    // Every other request fails.
+    let n = 0;
+    receiver.respond('/flaky', (_r, res) => void res.writeHead(n++ % 2 ? 200 : 500).end());
+    const count = 50;
+    const eventIds = await db.transaction(async (manager) => {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) ids.push(await recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: `rw_f${i}`, status: 'CREATED', valueCents: i } }));
+      return ids;
+    });
+    const succeeded = await eventually(async () => {
+      const rows = (await db.query(
+        `SELECT d.event_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.account_id = $1 AND d.status = 'SUCCEEDED'`,
+        [merchant.accountId],
+      )) as { event_id: string }[];
+      return rows.length === count && rows;
+    }, 30_000);
+    expect(new Set(succeeded.map((r) => r.event_id))).toEqual(new Set(eventIds));
+    expect(new Set(receiver.at('/flaky').map((r) => r.json.id))).toEqual(new Set(eventIds));
+  });
+});
