@@ -425,6 +425,74 @@ function summarise(res, expected = 2) {
   };
 }
 
+/**
+ * Open-loop load at `rate` requests/s, evenly spaced, over at most CONNECTIONS keep-alive
+ * connections. autocannon's own rate option is not used for this: it lets each connection send its
+ * per-second quota back to back at the start of every second (lib/httpClient.js, rateInterval), so
+ * "half of peak" would arrive as full-speed bursts. Latency counts from the scheduled send time, so
+ * a request that waits for a free connection is charged for the wait (no coordinated omission).
+ */
+async function paced(merchants, body, rate, seconds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const total = Math.round(rate * seconds);
+  const latencies = [];
+  const statusCodes = {};
+  let errors = 0;
+  let ok = 0;
+  const started = performance.now();
+  const one = (i) =>
+    new Promise((resolve) => {
+      const m = merchants[i % merchants.length];
+      const scheduled = started + (i * 1000) / rate;
+      const payload = body(i);
+      const req = http.request(
+        `${BASE}/v1/rewards`,
+        {
+          method: 'POST',
+          agent,
+          headers: { authorization: `Bearer ${m.key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), 'content-length': Buffer.byteLength(payload) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            latencies.push(performance.now() - scheduled);
+            statusCodes[res.statusCode] = (statusCodes[res.statusCode] || 0) + 1;
+            if (res.statusCode >= 200 && res.statusCode < 300) ok++;
+            else errors++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(payload);
+    });
+  const inflight = [];
+  for (let i = 0; i < total; i++) {
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 1) await sleep(wait);
+    inflight.push(one(i));
+  }
+  await Promise.all(inflight);
+  agent.destroy();
+  const durationS = (performance.now() - started) / 1000;
+  const s = stats(latencies);
+  return {
+    rps: round(ok / seconds, 1),
+    ok,
+    p50: round(s.p50, 0),
+    p99: round(s.p99, 0),
+    mean: s.mean,
+    errors,
+    statusCodes,
+    durationS: round(durationS, 2),
+    connections: CONNECTIONS,
+    pacing: 'open loop, evenly spaced; latency from the scheduled send time',
+  };
+}
+
 const choiceBody = (i) =>
   JSON.stringify({ type: 'CHOICE', valueCents: CHOICE_CENTS, recipient: { email: `r${i}@example.test`, firstName: 'Ada' } });
 
@@ -473,10 +541,12 @@ async function invariants(label, accountIds) {
 
 async function createPhase(name, merchants, body, extra = {}) {
   const accountIds = merchants.map((m) => m.accountId);
-  await cannon({ duration: WARMUP, requests: createRequests(merchants, body), ...extra });
+  // A fixed rate is offered evenly spaced (paced); without one, autocannon keeps every connection busy.
+  const load = (duration) => (extra.overallRate ? paced(merchants, body, extra.overallRate, duration) : cannon({ duration, requests: createRequests(merchants, body) }).then((res) => summarise(res)));
+  await load(WARMUP);
   await sleep(1000); // the warm-up's last requests land before the count
   const before = await rewardCount(accountIds);
-  const r = await measured(name, async () => summarise(await cannon({ duration: DURATION, requests: createRequests(merchants, body), ...extra })));
+  const r = await measured(name, () => load(DURATION));
   await sleep(1000);
   const created = (await rewardCount(accountIds)) - before;
   r.rewardsCreated = created;
@@ -638,7 +708,11 @@ async function captureOnce(key) {
   if (insertAt < 0) throw new Error(`no INSERT INTO rewards among: ${queries.map((q) => q.text.slice(0, 80)).join(' || ')}`);
   const txClient = queries[insertAt].client;
   const commitAt = queries.findIndex((q, i) => i > insertAt && q.client === txClient && /^\s*COMMIT/i.test(q.text));
-  return { queries: queries.slice(0, commitAt + 1), rewardId: res.body.reward.id };
+  // A send made of one statement commits by itself: no COMMIT follows it.
+  const inTransaction = queries.slice(0, insertAt).some((q) => q.client === txClient && /^\s*(START TRANSACTION|BEGIN)/i.test(q.text));
+  const endAt = inTransaction ? commitAt : insertAt;
+  if (endAt < 0) throw new Error('the transaction of the capture did not end');
+  return { queries: queries.slice(0, endAt + 1), rewardId: res.body.reward.id };
 }
 
 async function captureCreatePlan(key, accountId) {
@@ -653,6 +727,9 @@ async function captureCreatePlan(key, accountId) {
   const statements = a.queries.map((q, i) => ({
     text: q.text,
     values: q.values,
+    // Rows sent as one JSON parameter: the strings inside that differ between two captures (ids,
+    // token hashes, times) are made fresh for each replay too.
+    jsonAtoms: q.values.flatMap((v, j) => jsonDifferences(v, b.queries[i].values[j])),
     varying: q.values.map((v, j) => {
       const w = b.queries[i].values[j];
       if (Array.isArray(v)) return v.map((e, k) => !Array.isArray(w) || JSON.stringify(e) !== JSON.stringify(w[k]));
@@ -667,6 +744,30 @@ async function captureCreatePlan(key, accountId) {
   };
   log(`captured ${statements.length} statements`);
   return { statements, accountId };
+}
+
+function jsonDifferences(a, b) {
+  const parse = (v) => {
+    if (typeof v !== 'string' || !/^[[{]/.test(v)) return undefined;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return undefined;
+    }
+  };
+  const x = parse(a);
+  const y = parse(b);
+  if (x === undefined || y === undefined) return [];
+  const out = [];
+  const walk = (p, q) => {
+    if (typeof p === 'string') {
+      if (p !== q && !/[\s{"]/.test(p)) out.push(p);
+    } else if (p && typeof p === 'object') {
+      for (const k of Object.keys(p)) walk(p[k], q && typeof q === 'object' ? q[k] : undefined);
+    }
+  };
+  walk(x, y);
+  return out;
 }
 
 function freshLike(value) {
@@ -699,6 +800,7 @@ function instantiate(plan, accountId) {
       atoms.push(v);
     }
   };
+  for (const s of plan.statements) for (const atom of s.jsonAtoms || []) add(atom);
   for (const s of plan.statements)
     s.values.forEach((v, j) => {
       const vary = s.varying[j];
