@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { CatalogService, CatalogSyncService, GiftCardSupplier, SupplierBrand } from '@app/catalog';
 import { SANDBOX_CATALOG } from '../../libs/catalog/src/supplier/sandbox-catalog';
 import { ApiClient } from '../support/api-client';
+import { eventually } from '../support/processes';
 import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
@@ -37,8 +38,8 @@ describe('catalog sync', () => {
     t = await startTestApp({ env: { DATABASE_URL: db.url } });
     api = t.api.as((await seedMerchant(t)).readKey);
     supplier = new EditableCatalogSupplier();
-    sync = new CatalogSyncService(t.app.get(DataSource), supplier);
     catalog = t.app.get(CatalogService);
+    sync = new CatalogSyncService(t.app.get(DataSource), supplier, catalog);
   });
   afterAll(async () => {
     await t?.close();
@@ -136,5 +137,17 @@ describe('catalog sync', () => {
 
   it('the worker side schedules the hourly sync', () => {
     expect(t.app.get(SchedulerRegistry).getIntervals()).toContain('catalog-sync');
+  });
+
+  it('a sync committed by another process changes the ETag here within moments (the revision is announced, not polled)', async () => {
+    const before = await api.get('/v1/catalog');
+    const etag = before.headers.get('etag')!;
+    // Another process's sync: its own CatalogService, so this app is told only by the database.
+    const elsewhere = new CatalogSyncService(t.app.get(DataSource), supplier, { revisionChanged: () => undefined } as unknown as CatalogService);
+    supplier.brands = supplier.brands.filter((b) => b.brandKey !== 'amazon-us');
+    expect((await elsewhere.sync()).changed).toBe(true);
+    const started = Date.now();
+    await eventually(async () => (await api.get('/v1/catalog', { headers: { 'if-none-match': etag } })).status === 200 || undefined, 4_000, 10);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });

@@ -18,8 +18,8 @@ interface CachedBody {
  * Conditional GETs for the catalog. The strong ETag is `"<revision>-<hash of the resource>"`,
  * where the resource is the route plus its normalized filters: any sync that changes the catalog
  * bumps the revision and so changes every ETag, and different filters never share one. A
- * revalidation that matches costs one primary-key read of the revision; the catalog itself is
- * neither loaded nor serialized. Serialized bodies are kept per (revision, resource).
+ * revalidation that matches costs no database read (the revision is kept in memory while the
+ * database announces its changes); the catalog itself is neither loaded nor serialized. Serialized bodies are kept per (revision, resource).
  */
 @Injectable()
 export class CatalogResponseCache {
@@ -39,7 +39,7 @@ export class CatalogResponseCache {
     load: () => Promise<CatalogSnapshot<object>>,
     exists: () => Promise<boolean> = async () => true,
   ): Promise<string | undefined> {
-    const revision = await this.catalog.revision();
+    const revision = await this.catalog.currentRevision();
     const condition = request.headers['if-none-match'];
     if (condition) {
       const etag = etagOf(revision, resource);

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, QueryRunner } from 'typeorm';
 import { GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierBrand } from './supplier/supplier.port';
+import { CatalogService } from './catalog.service';
 
 export interface CatalogSyncResult {
   /** Whether anything changed, and so whether the revision was bumped. */
@@ -21,6 +22,7 @@ export class CatalogSyncService implements OnApplicationBootstrap {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(GIFT_CARD_SUPPLIER) private readonly supplier: GiftCardSupplier,
+    private readonly catalog: CatalogService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -44,6 +46,12 @@ export class CatalogSyncService implements OnApplicationBootstrap {
    * delete: rewards reference utids), and bump the revision only if a row actually changed.
    */
   async sync(): Promise<CatalogSyncResult> {
+    const result = await this.syncOnce();
+    if (result.changed) this.catalog.revisionChanged(result.revision);
+    return result;
+  }
+
+  private async syncOnce(): Promise<CatalogSyncResult> {
     const brands = normalize(await this.supplier.listCatalog());
     const items = brands.flatMap((brand) => brand.items.map((item) => ({ ...item, brandKey: brand.brandKey })));
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { NotificationHandler, PgNotifications } from '@app/core';
 import { CatalogBrandEntity } from './entities/catalog-brand.entity';
 import { CatalogItemEntity } from './entities/catalog-item.entity';
 
@@ -26,6 +27,11 @@ export interface ActiveCatalogItem {
 }
 
 /** A catalog read and the revision it was read at, taken in one snapshot. */
+/** Announced by the commit that bumps catalog_state.revision, with the new revision. */
+export const CATALOG_CHANGED_CHANNEL = 'catalog_changed';
+/** Even while announcements arrive, the revision in memory is read again this often (belt and braces). */
+const REVISION_RECHECK_MS = 5_000;
+
 export interface CatalogSnapshot<T> {
   revision: number;
   value: T;
@@ -37,17 +43,62 @@ export interface CatalogSnapshot<T> {
  * items by currency, value type and value.
  */
 @Injectable()
-export class CatalogService {
+export class CatalogService implements NotificationHandler {
+  /** The current revision as announced by the database; null when not known or not trusted. */
+  private known: number | null = null;
+  private knownAt = 0;
+  private generation = 0;
+  private subscribed = false;
+
   constructor(
     private readonly dataSource: DataSource,
     @InjectRepository(CatalogBrandEntity) private readonly brands: Repository<CatalogBrandEntity>,
     @InjectRepository(CatalogItemEntity) private readonly items: Repository<CatalogItemEntity>,
+    private readonly notifications: PgNotifications,
   ) {}
 
-  /** The catalog revision: one primary-key read, cheap enough for every conditional request. */
+  /** The catalog revision: one primary-key read (inside `manager`'s transaction when given). */
   async revision(manager: EntityManager = this.dataSource.manager): Promise<number> {
     const [row] = await manager.query(`SELECT revision::text AS revision FROM catalog_state WHERE id = 1`);
     return Number(row.revision);
+  }
+
+  /**
+   * The current revision, from memory while the database's announcements (CATALOG_CHANGED_CHANNEL,
+   * sent by the commit that bumps it) are being received, else read. Revisions only grow, so a
+   * read racing an announcement keeps the higher one.
+   */
+  async currentRevision(): Promise<number> {
+    if (this.known !== null && Date.now() - this.knownAt < REVISION_RECHECK_MS && this.notifications.live(CATALOG_CHANGED_CHANNEL)) {
+      return this.known;
+    }
+    if (!this.subscribed) {
+      this.subscribed = true;
+      this.notifications.subscribe(CATALOG_CHANGED_CHANNEL, this);
+    }
+    const generation = this.generation;
+    const live = this.notifications.live(CATALOG_CHANGED_CHANNEL);
+    const read = await this.revision();
+    if (live && generation === this.generation) {
+      this.known = Math.max(this.known ?? 0, read);
+      this.knownAt = Date.now();
+    }
+    return Math.max(read, this.known ?? 0);
+  }
+
+  /** A sync in this process committed `revision` (other processes hear it from the database). */
+  revisionChanged(revision: number): void {
+    if (this.known !== null) this.known = Math.max(this.known, revision);
+  }
+
+  onNotify(payload: string): void {
+    const revision = Number(payload);
+    if (Number.isSafeInteger(revision) && this.known !== null) this.known = Math.max(this.known, revision);
+  }
+
+  onReset(): void {
+    this.generation++;
+    this.known = null;
   }
 
   /** Active brands with their active items matching the filters; brands left without items are dropped. */

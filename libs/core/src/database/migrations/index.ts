@@ -7,6 +7,7 @@ import { Rewards1763800000000 } from './1763800000000-rewards';
 import { WebhookDueByEndpoint1763805000000 } from './1763805000000-webhook-due-by-endpoint';
 import { CredentialRevocationNotify1763810000000 } from './1763810000000-credential-revocation-notify';
 import { WalletCurrencyFixed1763820000000 } from './1763820000000-wallet-currency-fixed';
+import { CatalogRevisionNotify1763830000000 } from './1763830000000-catalog-revision-notify';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   WebhookDueByEndpoint1763805000000,
   CredentialRevocationNotify1763810000000,
   WalletCurrencyFixed1763820000000,
+  CatalogRevisionNotify1763830000000,
 ];
