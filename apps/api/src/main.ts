@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { closeOnSignals, runProcess } from '@app/core';
+import { RewardJobs } from '@app/rewards';
 import { ApiModule } from './api.module';
 import { API_APP_OPTIONS, configureApp } from './configure-app';
 import { startWorkerThread } from './worker-thread-host';
@@ -19,6 +20,8 @@ void runProcess(async (config) => {
         process.exit(1);
       })
     : null;
+  // Queue jobs of new rewards are enqueued by the worker thread, not on the request thread.
+  if (workers) app.get(RewardJobs).handOffTo((work) => workers.post({ rewardJobs: work }));
   closeOnSignals({
     close: async () => {
       await app.close();

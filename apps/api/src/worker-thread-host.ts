@@ -3,6 +3,8 @@ import { Worker } from 'node:worker_threads';
 import type { AppConfig } from '@app/core';
 
 export interface WorkerThread {
+  /** Sends a message to the worker side (see apps/worker/src/worker-thread.ts). */
+  post(message: unknown): void;
   /** Asks the worker side to finish its jobs in progress and stop; resolves when it has. */
   close(): Promise<void>;
 }
@@ -27,6 +29,7 @@ export function startWorkerThread(config: AppConfig, onFatal: (error: Error) => 
       if (!message?.ready || ready) return;
       ready = true;
       resolve({
+        post: (message) => worker.postMessage(message),
         close: () =>
           new Promise<void>((done) => {
             closing = true;

@@ -3,13 +3,15 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AppConfig } from '@app/core';
+import { RewardJobs, RewardWork } from '@app/rewards';
 import { WorkerAppModule } from './worker-app.module';
 
 /**
  * The worker side (processors and scheduled jobs) on a thread of the API process: what `npm start`
  * runs beside the HTTP server, so background work never stalls the request thread. The parent has
- * already validated the configuration and migrated; it sends `close` on shutdown and waits for
- * `closed` (Bull lets the jobs in progress finish first).
+ * already validated the configuration and migrated; it hands over reward jobs to enqueue
+ * (`{ rewardJobs }`), sends `close` on shutdown and waits for `closed` (Bull lets the jobs in
+ * progress finish first).
  */
 async function main(): Promise<void> {
   const port = parentPort!;
@@ -17,7 +19,13 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(WorkerAppModule.register(config), { bufferLogs: true });
   app.useLogger(app.get(Logger));
   await app.init();
+  const jobs = app.get(RewardJobs);
   port.on('message', (message: unknown) => {
+    const work = (message as { rewardJobs?: RewardWork } | null)?.rewardJobs;
+    if (work) {
+      void jobs.enqueue(work);
+      return;
+    }
     if (message !== 'close') return;
     app.close().then(
       () => port.postMessage({ closed: true }),
