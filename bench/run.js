@@ -299,10 +299,14 @@ function loadavg() {
   return os.loadavg().map((l) => round(l, 2));
 }
 
-/** CPU jiffies: whole machine, the service, every postgres process, redis. */
+/**
+ * CPU jiffies: whole machine, and per process (the service, every postgres process, redis, this
+ * load generator). Kept per PID, so a backend that exits between two snapshots is left out rather
+ * than subtracted; one that starts in between counts from zero.
+ */
 function cpuSnapshot() {
   const total = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
-  const snap = { total: total.reduce((a, b) => a + b, 0), idle: total[3] + total[4], service: 0, postgres: 0, redis: 0, bench: 0 };
+  const snap = { total: total.reduce((a, b) => a + b, 0), idle: total[3] + total[4], procs: new Map() };
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     let stat;
@@ -314,17 +318,21 @@ function cpuSnapshot() {
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const jiffies = Number(fields[11]) + Number(fields[12]);
-    if (service && Number(pid) === service.pid) snap.service += jiffies;
-    else if (Number(pid) === process.pid) snap.bench += jiffies;
-    else if (comm.startsWith('postgres')) snap.postgres += jiffies;
-    else if (comm.startsWith('redis')) snap.redis += jiffies;
+    let kind = null;
+    if (service && Number(pid) === service.pid) kind = 'service';
+    else if (Number(pid) === process.pid) kind = 'bench';
+    else if (comm.startsWith('postgres')) kind = 'postgres';
+    else if (comm.startsWith('redis')) kind = 'redis';
+    if (kind) snap.procs.set(`${pid}:${fields[19]}`, { kind, jiffies }); // pid + start time: a reused pid is another process
   }
   return snap;
 }
 
 function cpuDiff(a, b) {
   const total = b.total - a.total || 1;
-  const share = (k) => round((100 * (b[k] - a[k])) / total, 1);
+  const used = { service: 0, postgres: 0, redis: 0, bench: 0 };
+  for (const [key, p] of b.procs) used[p.kind] += p.jiffies - (a.procs.get(key)?.jiffies ?? 0);
+  const share = (k) => round((100 * used[k]) / total, 1);
   const busy = round(100 - (100 * (b.idle - a.idle)) / total, 1);
   const parts = { service: share('service'), postgres: share('postgres'), redis: share('redis'), loadGenerator: share('bench') };
   return { busyPct: busy, ...parts, otherPct: round(busy - Object.values(parts).reduce((x, y) => x + y, 0), 1), note: '% of all cores' };
