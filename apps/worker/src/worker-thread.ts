@@ -4,6 +4,7 @@ import { Logger } from 'nestjs-pino';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AppConfig } from '@app/core';
 import { RewardJobs, RewardWork } from '@app/rewards';
+import { WebhookRelay } from '@app/webhooks';
 import { WorkerAppModule } from './worker-app.module';
 
 /**
@@ -20,9 +21,12 @@ async function main(): Promise<void> {
   app.useLogger(app.get(Logger));
   await app.init();
   const jobs = app.get(RewardJobs);
+  const relay = app.get(WebhookRelay);
   port.on('message', (message: unknown) => {
     const work = (message as { rewardJobs?: RewardWork } | null)?.rewardJobs;
     if (work) {
+      // New rewards were committed, and with them their events: fan them out now.
+      relay.wake();
       void jobs.enqueue(work);
       return;
     }

@@ -1,16 +1,19 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Client } from 'pg';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig, newId } from '@app/core';
+import { newId } from '@app/core';
 import { WebhookDeliverer } from './webhook-deliverer';
 
 const BATCH_SIZE = 100;
-/** Safety net under LISTEN/NOTIFY: a missed notification delays an event by at most this. */
-const POLL_INTERVAL_MS = 1_000;
+/**
+ * How often the relay looks for undispatched events (one primary-index probe when there are none).
+ * Events are not announced with NOTIFY: a NOTIFY in a transaction serialises every such commit in
+ * the cluster (PostgreSQL holds one global lock from pre-commit until the commit is flushed), which
+ * made all sends of all merchants commit one at a time. Sends in this process wake the relay at once.
+ */
+const POLL_INTERVAL_MS = 100;
 const SWEEP_INTERVAL_MS = 5_000;
 /** A due delivery older than this with no attempt under way has lost its job. */
 const SWEEP_GRACE_SECONDS = 10;
-const RECONNECT_DELAY_MS = 2_000;
 
 interface OutboxRow {
   id: string;
@@ -31,7 +34,6 @@ interface OutboxRow {
 @Injectable()
 export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookRelay.name);
-  private listener: Client | null = null;
   private timers: NodeJS.Timeout[] = [];
   private running: Promise<void> | null = null;
   private rerun = false;
@@ -40,12 +42,10 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
   constructor(
     private readonly dataSource: DataSource,
     private readonly deliverer: WebhookDeliverer,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.listen();
-    this.timers.push(setInterval(() => this.wake(), POLL_INTERVAL_MS));
+    this.timers.push(setInterval(() => void this.poll(), POLL_INTERVAL_MS));
     this.timers.push(setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS));
     this.wake();
   }
@@ -54,10 +54,20 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
     this.stopped = true;
     this.timers.forEach(clearInterval);
     this.timers = [];
-    const listener = this.listener;
-    this.listener = null;
-    await listener?.end().catch(() => undefined);
     await this.running;
+  }
+
+  /** Wakes the fan-out if any event waits; the cheap probe keeps an idle relay quiet. */
+  private async poll(): Promise<void> {
+    if (this.stopped || this.running) return;
+    try {
+      const [row] = (await this.dataSource.query(
+        `SELECT EXISTS (SELECT 1 FROM events WHERE dispatched_at IS NULL) AS waiting`,
+      )) as { waiting: boolean }[];
+      if (row.waiting) this.wake();
+    } catch (error) {
+      this.logger.error({ err: error }, 'webhook relay probe failed; retrying on the next poll');
+    }
   }
 
   /** Runs the fan-out now, or once more right after the run in progress. */
@@ -167,28 +177,6 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
       for (const { id } of due) void this.deliverer.kick(id);
     } catch (error) {
       this.logger.error({ err: error }, 'webhook sweep failed');
-    }
-  }
-
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.config.databaseUrl });
-    client.on('notification', () => this.wake());
-    client.on('error', (error) => {
-      this.logger.warn({ err: error }, 'lost the LISTEN connection; polling until it is back');
-      if (this.listener === client) this.listener = null;
-      client.end().catch(() => undefined);
-      if (!this.stopped) setTimeout(() => void this.listen(), RECONNECT_DELAY_MS).unref();
-    });
-    try {
-      await client.connect();
-      await client.query('LISTEN events_inserted');
-      if (this.stopped) await client.end();
-      else this.listener = client;
-    } catch (error) {
-      this.logger.warn({ err: error }, 'could not LISTEN for events; polling instead');
-      client.end().catch(() => undefined);
-      if (!this.stopped) setTimeout(() => void this.listen(), RECONNECT_DELAY_MS).unref();
     }
   }
 }

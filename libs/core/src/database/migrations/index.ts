@@ -8,6 +8,7 @@ import { WebhookDueByEndpoint1763805000000 } from './1763805000000-webhook-due-b
 import { CredentialRevocationNotify1763810000000 } from './1763810000000-credential-revocation-notify';
 import { WalletCurrencyFixed1763820000000 } from './1763820000000-wallet-currency-fixed';
 import { CatalogRevisionNotify1763830000000 } from './1763830000000-catalog-revision-notify';
+import { EventsWithoutNotify1763840000000 } from './1763840000000-events-without-notify';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   CredentialRevocationNotify1763810000000,
   WalletCurrencyFixed1763820000000,
   CatalogRevisionNotify1763830000000,
+  EventsWithoutNotify1763840000000,
 ];
