@@ -961,9 +961,12 @@ Postgres, Redis, the service and the load generator all share the same ${m.cores
 **Command:** \`npm run bench\` (from a clean clone: \`npm ci && npm run bench\`; PostgreSQL and Redis running as for \`npm start\`).
 Each phase: ${results.config.warmupS} s warm-up, then ${results.config.durationS} s measured, ${results.config.connections} connections
 (\`BENCH_DURATION\`, \`BENCH_WARMUP\`, \`BENCH_CONNECTIONS\`). The service is \`npm start\`'s \`node dist/apps/api/src/main.js\`
-(API + workers in one process) on a fresh database \`rewards_bench_<stamp>\` with \`RATE_LIMIT_PER_MINUTE=1000000\`,
+(API on the main thread, the worker side on a worker thread of the same process) on a fresh database \`rewards_bench_<stamp>\` with \`RATE_LIMIT_PER_MINUTE=1000000\`,
 \`LOG_LEVEL=warn\`, its own \`QUEUE_PREFIX\` and \`WEBHOOK_ALLOW_PRIVATE_TARGETS=true\`. Rewards are CHOICE ${CHOICE_CENTS / 100} USD
-with a fresh \`Idempotency-Key\` each; the 20-merchant runs go round-robin over 20 funded merchants.
+with a fresh \`Idempotency-Key\` each; the 20-merchant runs go round-robin over 20 funded merchants. The "half of peak"
+phases offer half the measured peak rate evenly spaced (open loop; latency counted from the scheduled send time), not with
+autocannon's rate option, which sends each connection's per-second quota in a burst. Webhook fan-out: ${results.phases.webhook_fanout?.endpoints ?? 16}
+endpoints on one merchant, answered 200 at once by a local receiver, events from CHOICE creates on that merchant.
 
 **Ceiling:** the ${results.sqlCapture.statements} statements one \`POST /v1/rewards\` (CHOICE) sends to PostgreSQL, captured from the
 \`pg\` driver inside the bench-started service (bench/agent.js, preloaded with \`-r\`; product code untouched; \`pg_stat_statements\`
@@ -997,11 +1000,21 @@ ${profiles.join('\n')}
 
 ### SQL of one reward creation (the ceiling's script)
 
-${results.sqlCapture.sql.map((s, i) => `${i + 1}. \`${s.slice(0, 220).replace(/\|/g, '\\|')}${s.length > 220 ? '…' : ''}\``).join('\n')}
+${results.sqlCapture.sql.length <= 3
+    ? results.sqlCapture.sql.map((s, i) => `${i + 1}.\n\n\`\`\`sql\n${s.replace(/\), ([a-z_]+ AS \()/g, '),\n$1').replace(/ (SELECT|FROM jsonb|FROM unnest|WHERE EXISTS)/g, '\n    $1').trim()}\n\`\`\``).join('\n\n')
+    : results.sqlCapture.sql.map((s, i) => `${i + 1}. \`${s.slice(0, 220).replace(/\|/g, '\\|')}${s.length > 220 ? '…' : ''}\``).join('\n')}
 
 ${analysis}`;
 }
 
+if (process.argv[2] === '--render') {
+  // Re-renders BENCHMARKS.md from a results file (e.g. after editing bench/ANALYSIS.md).
+  const file = path.resolve(process.argv[3]);
+  Object.assign(results, JSON.parse(fs.readFileSync(file, 'utf8')));
+  fs.writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), markdown(path.relative(ROOT, file)));
+  fs.rmSync(TMP, { recursive: true, force: true });
+  log(`rendered BENCHMARKS.md from ${path.relative(ROOT, file)}`);
+} else
 main().catch(async (error) => {
   log(`FAILED: ${error.stack || error}`);
   try {
