@@ -442,7 +442,9 @@ function summarise(res, expected = 2) {
  * a request that waits for a free connection is charged for the wait (no coordinated omission).
  */
 async function paced(merchants, body, rate, seconds) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  // FIFO: every pooled socket is used in turn, so none idles past the server's keep-alive timeout
+  // (with Node's default LIFO, a rarely used socket can be closed by the server just as it is reused).
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, scheduling: 'fifo' });
   const total = Math.round(rate * seconds);
   const latencies = [];
   const statusCodes = {};
@@ -472,8 +474,9 @@ async function paced(merchants, body, rate, seconds) {
           });
         },
       );
-      req.on('error', () => {
+      req.on('error', (error) => {
         errors++;
+        statusCodes[error.code || 'error'] = (statusCodes[error.code || 'error'] || 0) + 1;
         resolve();
       });
       req.end(payload);
