@@ -447,6 +447,7 @@ async function paced(merchants, body, rate, seconds) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, scheduling: 'fifo' });
   const total = Math.round(rate * seconds);
   const latencies = [];
+  const timeline = [];
   const statusCodes = {};
   let errors = 0;
   let ok = 0;
@@ -467,6 +468,7 @@ async function paced(merchants, body, rate, seconds) {
           res.resume();
           res.on('end', () => {
             latencies.push(performance.now() - scheduled);
+            timeline.push([scheduled - started, performance.now() - scheduled]);
             statusCodes[res.statusCode] = (statusCodes[res.statusCode] || 0) + 1;
             if (res.statusCode >= 200 && res.statusCode < 300) ok++;
             else errors++;
@@ -502,6 +504,19 @@ async function paced(merchants, body, rate, seconds) {
     durationS: round(durationS, 2),
     connections: CONNECTIONS,
     pacing: 'open loop, evenly spaced; latency from the scheduled send time',
+    // Where the tail lies: the slowest seconds of the run (second, requests over 50 ms, worst ms).
+    slowestSeconds: Object.entries(
+      timeline.reduce((acc, [at, ms]) => {
+        const second = Math.floor(at / 1000);
+        const entry = (acc[second] = acc[second] || { over50: 0, worst: 0 });
+        if (ms > 50) entry.over50++;
+        entry.worst = Math.max(entry.worst, ms);
+        return acc;
+      }, {}),
+    )
+      .map(([second, v]) => ({ second: Number(second), over50: v.over50, worstMs: round(v.worst, 0) }))
+      .sort((a, b) => b.over50 - a.over50 || b.worstMs - a.worstMs)
+      .slice(0, 5),
   };
 }
 
