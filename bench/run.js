@@ -7,6 +7,7 @@
 // BENCH_PORT (3900), BENCH_PG (postgres://postgres@127.0.0.1:5432), BENCH_KEEP_DB=1 to keep the database.
 // BENCH_ONLY=create,fixed,bulk,reads,catalog,webhooks,profile,ceiling runs only those groups (for
 // development: it prints the phases and writes bench/results/partial-<stamp>.json, not BENCHMARKS.md).
+// BENCH_NODE_ARGS adds node flags to the service (e.g. --trace-gc; its output is in the service log).
 const { spawn, execFile, execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -198,7 +199,9 @@ function agent(cmd) {
 async function startService() {
   log(`starting the service on ${BASE}, database ${DB_NAME}`);
   const out = fs.openSync(path.join(TMP, 'service.log'), 'a');
-  service = spawn(process.execPath, ['-r', path.join(__dirname, 'agent.js'), 'dist/apps/api/src/main.js'], {
+  // BENCH_NODE_ARGS: extra node flags for the service only (e.g. --trace-gc, which NODE_OPTIONS refuses).
+  const nodeArgs = env.BENCH_NODE_ARGS ? env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean) : [];
+  service = spawn(process.execPath, [...nodeArgs, '-r', path.join(__dirname, 'agent.js'), 'dist/apps/api/src/main.js'], {
     cwd: ROOT,
     env: SERVICE_ENV,
     stdio: ['ignore', out, out, 'ipc'],
@@ -986,7 +989,7 @@ phases offer half the measured peak rate evenly spaced (open loop; latency count
 autocannon's rate option, which sends each connection's per-second quota in a burst. Webhook fan-out: ${results.phases.webhook_fanout?.endpoints ?? 16}
 endpoints on one merchant, answered 200 at once by a local receiver, events from CHOICE creates on that merchant.
 
-**Ceiling:** the ${results.sqlCapture.statements} statements one \`POST /v1/rewards\` (CHOICE) sends to PostgreSQL, captured from the
+**Ceiling:** the ${results.sqlCapture.statements === 1 ? 'one statement' : `${results.sqlCapture.statements} statements`} one \`POST /v1/rewards\` (CHOICE) sends to PostgreSQL, captured from the
 \`pg\` driver inside the bench-started service (bench/agent.js, preloaded with \`-r\`; product code untouched; \`pg_stat_statements\`
 is not in \`shared_preload_libraries\` of the shared server, which was not restarted), replayed with \`pg\` at the same
 concurrency (${results.config.connections} clients, one per connection) with per-request values (ids, key, hashes, timestamps) made fresh
