@@ -989,7 +989,7 @@ phases offer half the measured peak rate evenly spaced (open loop; latency count
 autocannon's rate option, which sends each connection's per-second quota in a burst. Webhook fan-out: ${results.phases.webhook_fanout?.endpoints ?? 16}
 endpoints on one merchant, answered 200 at once by a local receiver, events from CHOICE creates on that merchant.
 
-**Ceiling:** the ${results.sqlCapture.statements === 1 ? 'one statement' : `${results.sqlCapture.statements} statements`} one \`POST /v1/rewards\` (CHOICE) sends to PostgreSQL, captured from the
+**Ceiling:** the ${results.sqlCapture.statements === 1 ? 'single statement' : `${results.sqlCapture.statements} statements`} that one \`POST /v1/rewards\` (CHOICE) sends to PostgreSQL, captured from the
 \`pg\` driver inside the bench-started service (bench/agent.js, preloaded with \`-r\`; product code untouched; \`pg_stat_statements\`
 is not in \`shared_preload_libraries\` of the shared server, which was not restarted), replayed with \`pg\` at the same
 concurrency (${results.config.connections} clients, one per connection) with per-request values (ids, key, hashes, timestamps) made fresh
