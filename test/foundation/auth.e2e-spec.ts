@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeyService } from '@app/account';
 import { AUTH_FAILURES_PER_MINUTE, CREDENTIAL_CACHE_TTL_MS } from '@app/auth';
 import { eventually } from '../support/processes';
-import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 describe('authentication and scopes', () => {
   let t: TestApp;
@@ -79,6 +79,13 @@ describe('authentication and scopes', () => {
   });
 
   describe('credentials are kept in memory briefly, and revocation still ends them at once', () => {
+    // Its own database: its listener is the only one there, and cutting it off touches no other suite.
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ env: await isolatedDatabase() });
+    });
+    afterAll(() => t.close());
+
     const revokeInDatabase = (id: string) =>
       // Another process's revocation: straight into the database, not through this app.
       withClient(t, (client) => client.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [id]));

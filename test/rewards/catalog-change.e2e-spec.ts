@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
+import { eventually } from '../support/processes';
 import { catalogPicks, CatalogPicks, countRows, fixedReward, fund } from '../support/rewards';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
@@ -53,5 +54,22 @@ describe('sending while the catalog changes under the app', () => {
     expect((await t.api.as(merchant.key).get('/v1/wallet')).body.wallet).toEqual(wallet);
     // The refused request left its key free.
     expect(await countRows(dataSource, 'SELECT 1 FROM idempotency_keys WHERE scope = $1', [merchant.accountId])).toBe(0);
+  });
+
+  it('an item offered again is accepted within moments, and a retry of a send made before a withdrawal replays it', async () => {
+    await otherSync('UPDATE catalog_items SET active = true WHERE utid = $1', [picks.fixedUsd.utid]);
+    const body = fixedReward(picks.fixedUsd);
+    const send = () => t.api.as(merchant.key).post('/v1/rewards', body, { headers: { 'idempotency-key': 'sent-before-withdrawal' } });
+    // Announced by the sync's commit: no stale refusal lingers.
+    const first = await eventually(async () => {
+      const res = await send();
+      return res.status === 201 ? res : undefined;
+    }, 3_000, 20);
+
+    await otherSync('UPDATE catalog_items SET active = false WHERE utid = $1', [picks.fixedUsd.utid]);
+    const retry = await send();
+    expect({ status: retry.status, body: retry.body }).toEqual({ status: 200, body: first.body });
+    expect(retry.body.reward.id).toBe(first.body.reward.id);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
   });
 });

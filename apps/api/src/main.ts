@@ -24,8 +24,11 @@ void runProcess(async (config) => {
   if (workers) app.get(RewardJobs).handOffTo((work) => workers.post({ rewardJobs: work }));
   closeOnSignals({
     close: async () => {
-      await app.close();
-      await workers?.close();
+      try {
+        await app.close();
+      } finally {
+        await workers?.close();
+      }
     },
   });
   await app.listen(config.port);

@@ -49,8 +49,8 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
   }
 
   async revoke(id: string): Promise<{ id: string; revokedAt: string }> {
-    await this.keys.update({ id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
-    this.registry.revoked();
+    const result = await this.keys.update({ id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    if (result.affected) this.registry.revoked();
     const key = await this.keys.findOneBy({ id });
     if (!key?.revokedAt) throw new NotFoundError('API key');
     return { id, revokedAt: key.revokedAt.toISOString() };

@@ -26,12 +26,12 @@ export interface ActiveCatalogItem {
   brand: CatalogBrandEntity;
 }
 
-/** A catalog read and the revision it was read at, taken in one snapshot. */
 /** Announced by the commit that bumps catalog_state.revision, with the new revision. */
 export const CATALOG_CHANGED_CHANNEL = 'catalog_changed';
 /** Even while announcements arrive, the revision in memory is read again this often (belt and braces). */
 const REVISION_RECHECK_MS = 5_000;
 
+/** A catalog read and the revision it was read at, taken in one snapshot. */
 export interface CatalogSnapshot<T> {
   revision: number;
   value: T;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { CredentialResolverRegistry, OAuthScope } from '@app/auth';
-import { constantTimeEqual, hashSecret, newId, newSecret } from '@app/core';
+import { constantTimeEqual, hashSecret, newId, newSecret, queryRows } from '@app/core';
 import { OAuthAuthorizationCodeEntity } from './entities/oauth-authorization-code.entity';
 import type { OAuthClientEntity } from './entities/oauth-client.entity';
 import { OAuthConnectionEntity } from './entities/oauth-connection.entity';
@@ -25,7 +25,7 @@ export interface TokenResponse {
   scope: string;
 }
 
-type Outcome = { tokens: TokenResponse } | { error: OAuthError };
+type Outcome = { tokens: TokenResponse } | { error: OAuthError; revoked?: boolean };
 
 // RFC 7636 §4.1: 43 to 128 unreserved characters.
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -59,7 +59,7 @@ export class OAuthTokenService {
       if (row.consumedAt) {
         // A replayed code means the first exchange may have been an attacker's: end what it issued.
         await manager.update(OAuthGrantEntity, { codeHash, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
-        return invalidGrant('The authorization code has already been used; the tokens issued from it are revoked.');
+        return { ...invalidGrant('The authorization code has already been used; the tokens issued from it are revoked.'), revoked: true };
       }
       // Any exchange by its client uses the code up, even a failed one: a code gets one try.
       await manager.update(OAuthAuthorizationCodeEntity, { codeHash }, { consumedAt: () => 'now()' });
@@ -76,8 +76,8 @@ export class OAuthTokenService {
       return { tokens: await this.issue(manager, grantId, row.scopes, row.scopes) };
     });
     if ('error' in outcome) {
-      // A refused grant may have revoked a token family (code or refresh-token reuse).
-      this.credentials.revoked();
+      // Code or refresh-token reuse revoked a token family: forget cached tokens now.
+      if (outcome.revoked) this.credentials.revoked();
       throw outcome.error;
     }
     return outcome.tokens;
@@ -105,7 +105,7 @@ export class OAuthTokenService {
       if (token.consumedAt) {
         // A rotated token presented again: one of the two holders is not the app. End the family.
         await manager.update(OAuthGrantEntity, { id: grant.id }, { revokedAt: () => 'now()' });
-        return invalidGrant('The refresh token was already used; every token of this grant is now revoked.');
+        return { ...invalidGrant('The refresh token was already used; every token of this grant is now revoked.'), revoked: true };
       }
       if (token.expiresAt.getTime() <= Date.now()) return invalidGrant('The refresh token has expired.');
       if (requested?.some((scope) => !token.scopes.includes(scope))) {
@@ -115,8 +115,8 @@ export class OAuthTokenService {
       return { tokens: await this.issue(manager, grant.id, requested ?? token.scopes, token.scopes) };
     });
     if ('error' in outcome) {
-      // A refused grant may have revoked a token family (code or refresh-token reuse).
-      this.credentials.revoked();
+      // Code or refresh-token reuse revoked a token family: forget cached tokens now.
+      if (outcome.revoked) this.credentials.revoked();
       throw outcome.error;
     }
     return outcome.tokens;
@@ -127,14 +127,16 @@ export class OAuthTokenService {
    * An unknown token, or one of another client, changes nothing and is not reported.
    */
   async revoke(client: OAuthClientEntity, token: string): Promise<void> {
-    await this.dataSource.query(
+    const revoked = await queryRows(
+      this.dataSource.manager,
       `UPDATE oauth_grants g SET revoked_at = now()
          FROM oauth_tokens t, oauth_connections c
         WHERE t.token_hash = $1 AND g.id = t.grant_id AND c.id = g.connection_id
-          AND c.client_id = $2 AND g.revoked_at IS NULL`,
+          AND c.client_id = $2 AND g.revoked_at IS NULL
+       RETURNING g.id`,
       [hashSecret(token), client.id],
     );
-    this.credentials.revoked();
+    if (revoked.length > 0) this.credentials.revoked();
   }
 
   /** The live connection of the account and app, widened to these scopes, created if absent. */

@@ -56,12 +56,16 @@ export class RewardCatalog {
   }
 
   /**
-   * The catalog of the currency as last loaded, without a database read: a single send checks
-   * against it and verifies in its own write that the revision is still current (`forget` and
-   * retry when not).
+   * The catalog of the currency at the current revision, without a database read while the
+   * revision is known in memory; a single send still verifies in its own write that the revision
+   * it checked against is current (`forget` and retry when not).
    */
   async current(currency: string): Promise<CurrencyCatalog> {
-    return this.cache.get(currency) ?? this.load(currency);
+    const cached = this.cache.get(currency);
+    // The revision comes from memory while the database announces changes: a newly synced item is
+    // seen at once, not only after a stale check happened to fail.
+    if (cached && cached.revision === (await this.catalog.currentRevision())) return cached;
+    return this.load(currency);
   }
 
   forget(currency: string): void {

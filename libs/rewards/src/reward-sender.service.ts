@@ -6,6 +6,7 @@ import {
   BadRequestError,
   claimIdempotencyKey,
   claimIdempotencyKeyIn,
+  findStoredResponse,
   fingerprint,
   InsufficientFundsError,
   Statement,
@@ -67,7 +68,15 @@ export class RewardSender {
       : null;
     for (let attempt = 1; ; attempt++) {
       const catalog = await this.catalog.current(currency);
-      const checked = await this.catalog.check(dto, currency, catalog);
+      let checked: CheckedReward;
+      try {
+        checked = await this.catalog.check(dto, currency, catalog);
+      } catch (error) {
+        // A retry of a request that succeeded replays it, even if the catalog has changed since.
+        const stored = idempotency && error instanceof ApiError ? await findStoredResponse(this.dataSource.manager, idempotency) : null;
+        if (stored) return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
+        throw error;
+      }
       const prepared = this.writer.prepare({ accountId: principal.accountId, currency, source: sourceOf(principal, false), checked: [checked] });
       const [written] = RewardWriter.written(prepared);
       const body: CreateRewardResponseDto = { reward: toRewardDto(written.view), redemptionUrl: written.redemptionUrl };

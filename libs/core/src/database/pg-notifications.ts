@@ -28,7 +28,8 @@ export class PgNotifications implements OnApplicationShutdown {
   private readonly handlers = new Map<string, NotificationHandler[]>();
   private client: Client | null = null;
   private connecting: Promise<void> | null = null;
-  private listening = false;
+  /** Channels whose LISTEN has taken effect on the current connection. */
+  private readonly listening = new Set<string>();
   private stopped = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -38,15 +39,13 @@ export class PgNotifications implements OnApplicationShutdown {
     const list = this.handlers.get(channel) ?? [];
     list.push(handler);
     this.handlers.set(channel, list);
-    if (this.client && this.listening) {
-      void this.client.query(`LISTEN ${quoteIdent(channel)}`).catch((error: unknown) => this.lost(error));
-    }
+    if (this.client && !this.listening.has(channel)) this.listenLate(this.client, channel);
     this.start();
   }
 
   /** Whether notifications on `channel` are being received right now. */
   live(channel: string): boolean {
-    return this.listening && this.handlers.has(channel);
+    return this.listening.has(channel);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -54,7 +53,7 @@ export class PgNotifications implements OnApplicationShutdown {
     await this.connecting;
     const client = this.client;
     this.client = null;
-    this.listening = false;
+    this.listening.clear();
     await client?.end().catch(() => undefined);
   }
 
@@ -64,7 +63,8 @@ export class PgNotifications implements OnApplicationShutdown {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'listener' });
+    // TCP keep-alive: a connection the network dropped without closing is noticed and replaced.
+    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'listener', keepAlive: true });
     client.on('notification', (message) => {
       for (const handler of this.handlers.get(message.channel) ?? []) handler.onNotify(message.payload ?? '');
     });
@@ -72,14 +72,17 @@ export class PgNotifications implements OnApplicationShutdown {
     client.on('end', () => this.lost(null, client));
     try {
       await client.connect();
-      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
+      const channels = [...this.handlers.keys()];
+      for (const channel of channels) await client.query(`LISTEN ${quoteIdent(channel)}`);
       if (this.stopped) {
         await client.end();
         return;
       }
       this.client = client;
-      this.listening = true;
+      for (const channel of channels) this.listening.add(channel);
       this.resetAll(true);
+      // A channel subscribed while connecting gets its LISTEN now.
+      for (const channel of this.handlers.keys()) if (!this.listening.has(channel)) this.listenLate(client, channel);
     } catch (error) {
       this.logger.warn({ err: error }, 'could not LISTEN for notifications; in-process caches are off until it can');
       client.end().catch(() => undefined);
@@ -87,10 +90,22 @@ export class PgNotifications implements OnApplicationShutdown {
     }
   }
 
+  /** LISTEN on a connection already up; the channel counts as live only once it is in effect. */
+  private listenLate(client: Client, channel: string): void {
+    client.query(`LISTEN ${quoteIdent(channel)}`).then(
+      () => {
+        if (this.client !== client || this.listening.has(channel)) return;
+        this.listening.add(channel);
+        for (const handler of this.handlers.get(channel) ?? []) handler.onReset(true);
+      },
+      (error: unknown) => this.lost(error, client),
+    );
+  }
+
   private lost(error: unknown, client: Client | null = this.client): void {
     if (client !== this.client || this.client === null) return;
     this.client = null;
-    this.listening = false;
+    this.listening.clear();
     this.resetAll(false);
     if (this.stopped) return;
     this.logger.warn({ err: error }, 'lost the LISTEN connection; in-process caches are off until it is back');

@@ -25,7 +25,12 @@ export class Statement {
    * left out takes its default.
    */
   insertRows(name: string, table: string, rows: Record<string, unknown>[], onlyIf = 'true'): this {
-    const columns = Object.keys(rows[0] ?? {}).filter((column) => rows[0][column] !== undefined);
+    if (rows.length === 0) throw new Error(`no rows to insert into ${table}`);
+    const columns = Object.keys(rows[0]).filter((column) => rows[0][column] !== undefined);
+    const shape = columns.join(',');
+    if (rows.some((row) => Object.keys(row).filter((column) => row[column] !== undefined).join(',') !== shape)) {
+      throw new Error(`rows for ${table} differ in their columns`);
+    }
     if (!/^[a-z_]+$/.test(table) || columns.some((column) => !/^[a-z_]+$/.test(column))) {
       throw new Error(`not a plain table or column name in ${table} (${columns.join(', ')})`);
     }

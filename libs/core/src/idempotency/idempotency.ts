@@ -117,11 +117,18 @@ export function claimIdempotencyKeyIn(
 
 /** The response stored against a key already used: 422 when it was used for a different request. */
 export async function storedResponse(manager: EntityManager, input: IdempotencyInput): Promise<StoredResponse> {
+  const stored = await findStoredResponse(manager, input);
+  if (!stored) throw new Error('no stored response for an idempotency key that was taken');
+  return stored;
+}
+
+/** The same, or null when the key has not been used (or its request failed and stored nothing). */
+export async function findStoredResponse(manager: EntityManager, input: IdempotencyInput): Promise<StoredResponse | null> {
   const [row] = await manager.query(
     `SELECT operation, request_hash, response_status, response_body FROM idempotency_keys WHERE scope = $1 AND key_hash = $2`,
     [input.scope, hashOf(input)],
   );
-  if (!row) throw new Error('no stored response for an idempotency key that was taken');
+  if (!row) return null;
   if (row.operation !== input.operation || row.request_hash !== input.requestHash) {
     throw new ValidationError(
       'This Idempotency-Key was already used with a different request. Use a new key for a different request.',

@@ -4,7 +4,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * API processes keep resolved credentials in memory for a few seconds; a revocation committed by
  * any process (the CLI, the OAuth revoke endpoint, a disconnect, a reused refresh token) is
  * announced on `credentials_revoked` so every process drops its cached credentials at once.
- * Deletions count too (an account deleted with its keys).
+ * Deletions and truncations count too (an account deleted with its keys). pg_notify folds
+ * identical notifications of one transaction into one.
  */
 export class CredentialRevocationNotify1763810000000 implements MigrationInterface {
   name = 'CredentialRevocationNotify1763810000000';
@@ -17,13 +18,20 @@ export class CredentialRevocationNotify1763810000000 implements MigrationInterfa
         RETURN NULL;
       END $$`);
     for (const table of ['api_keys', 'oauth_grants', 'oauth_connections']) {
+      // Per row and only for a real revocation: an UPDATE that revokes nothing (an unknown token at
+      // /oauth/revoke) announces nothing, so no caller can keep every process's cache empty.
       await db.query(`
         CREATE TRIGGER ${table}_revoked_notify
           AFTER UPDATE OF revoked_at ON ${table}
-          FOR EACH STATEMENT EXECUTE FUNCTION notify_credentials_revoked()`);
+          FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL)
+          EXECUTE FUNCTION notify_credentials_revoked()`);
       await db.query(`
         CREATE TRIGGER ${table}_deleted_notify
           AFTER DELETE ON ${table}
+          FOR EACH ROW EXECUTE FUNCTION notify_credentials_revoked()`);
+      await db.query(`
+        CREATE TRIGGER ${table}_truncated_notify
+          AFTER TRUNCATE ON ${table}
           FOR EACH STATEMENT EXECUTE FUNCTION notify_credentials_revoked()`);
     }
   }
@@ -32,6 +40,7 @@ export class CredentialRevocationNotify1763810000000 implements MigrationInterfa
     for (const table of ['api_keys', 'oauth_grants', 'oauth_connections']) {
       await db.query(`DROP TRIGGER ${table}_revoked_notify ON ${table}`);
       await db.query(`DROP TRIGGER ${table}_deleted_notify ON ${table}`);
+      await db.query(`DROP TRIGGER ${table}_truncated_notify ON ${table}`);
     }
     await db.query(`DROP FUNCTION notify_credentials_revoked()`);
   }
