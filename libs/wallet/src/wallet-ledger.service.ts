@@ -42,8 +42,13 @@ export class WalletLedger {
    * the final word, so no interleaving can overdraw. After that error the transaction is unusable.
    */
   async hold(manager: EntityManager, entry: LedgerEntry): Promise<void> {
-    const applied = await this.write(manager, 'HOLD', entry, { onlyIfAvailable: true, once: false });
-    if (!applied) throw new InsufficientFundsError();
+    const statement = new Statement();
+    this.holdIn(statement, 'hold', entry);
+    try {
+      await manager.query(statement.text('SELECT 1'), statement.params);
+    } catch (error) {
+      throw this.insufficientFundsOr(error);
+    }
   }
 
   /**
@@ -115,17 +120,17 @@ export class WalletLedger {
 
   /** Spends reserved funds on an issued card. Returns false when this card was already captured. */
   capture(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
-    return this.write(manager, 'CAPTURE', entry, { onlyIfAvailable: false, once: true });
+    return this.write(manager, 'CAPTURE', entry);
   }
 
   /** Returns reserved funds to available (cancel, expiry, failed FIXED card). False if already released. */
   release(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
-    return this.write(manager, 'RELEASE', entry, { onlyIfAvailable: false, once: true });
+    return this.write(manager, 'RELEASE', entry);
   }
 
   /** Adds funds (a settled top-up). False when this top-up was already credited. */
   credit(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
-    return this.write(manager, 'TOPUP', entry, { onlyIfAvailable: false, once: true });
+    return this.write(manager, 'TOPUP', entry);
   }
 
   async getWallet(accountId: string): Promise<WalletEntity> {
@@ -149,7 +154,6 @@ export class WalletLedger {
     manager: EntityManager,
     kind: WalletTransactionKind,
     entry: LedgerEntry,
-    options: { onlyIfAvailable: boolean; once: boolean },
   ): Promise<boolean> {
     positiveCents(entry.amountCents);
     const [available, reserved] = DELTAS[kind];
@@ -159,8 +163,8 @@ export class WalletLedger {
            (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
          SELECT $1, account_id, $3, $4::bigint, $5::bigint, $6, $7, $8
            FROM wallets
-          WHERE account_id = $2 ${options.onlyIfAvailable ? 'AND available_cents >= $9::bigint' : ''}
-         ${options.once ? 'ON CONFLICT (kind, related_type, related_id) DO NOTHING' : ''}
+          WHERE account_id = $2
+         ON CONFLICT (kind, related_type, related_id) DO NOTHING
          RETURNING id`,
         [
           newId('wtx'),
@@ -171,7 +175,6 @@ export class WalletLedger {
           entry.description ?? '',
           entry.relatedType,
           entry.relatedId,
-          ...(options.onlyIfAvailable ? [entry.amountCents] : []),
         ],
       );
       return rows.length > 0;
