@@ -1,6 +1,7 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
-import { CatalogService, CatalogSyncService, GiftCardSupplier, SupplierBrand } from '@app/catalog';
+import { CATALOG_CHANGED_CHANNEL, CatalogService, CatalogSyncService, GiftCardSupplier, SupplierBrand } from '@app/catalog';
+import { PgNotifications } from '@app/core';
 import { SANDBOX_CATALOG } from '../../libs/catalog/src/supplier/sandbox-catalog';
 import { ApiClient } from '../support/api-client';
 import { eventually } from '../support/processes';
@@ -140,6 +141,9 @@ describe('catalog sync', () => {
   });
 
   it('a sync committed by another process changes the ETag here within moments (the revision is announced, not polled)', async () => {
+    await api.get('/v1/catalog');
+    // From here the revision is held in memory, kept current only by the database's announcements.
+    await eventually(async () => t.app.get(PgNotifications).live(CATALOG_CHANGED_CHANNEL) || undefined, 5_000, 20);
     const before = await api.get('/v1/catalog');
     const etag = before.headers.get('etag')!;
     // Another process's sync: its own CatalogService, so this app is told only by the database.
