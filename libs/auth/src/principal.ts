@@ -1,4 +1,4 @@
-import type { Scope } from './scopes';
+import type { Role, Scope } from './scopes';
 
 export type CredentialKind = 'api_key' | 'oauth_token' | 'session';
 
@@ -11,4 +11,8 @@ export interface Principal {
   scopes: ReadonlySet<Scope>;
   /** When the credential itself expires, if it does (an access token): it is not trusted past this. */
   expiresAt?: Date;
+  /** The signed-in person behind a dashboard session, and their role in `accountId`. */
+  user?: { id: string; email: string; role: Role };
+  /** The OAuth app behind an access token, for the audit log. */
+  oauthClientId?: string;
 }
