@@ -74,7 +74,7 @@ describe('OpenAPI contract and route scopes', () => {
     }
   });
 
-  it('documents every query parameter as optional, as SPEC.md defines them (filters, page, page_size)', () => {
+  it('documents every query parameter as optional (filters, page, page_size), as docs/errors.md describes them', () => {
     const committed = parse(readFileSync(OPENAPI_PATH, 'utf8'));
     const required = Object.entries<any>(committed.paths).flatMap(([path, operations]) =>
       Object.entries<any>(operations).flatMap(([method, operation]) =>

@@ -3,7 +3,7 @@ import { runBuilt } from '../support/processes';
 import { asApp, connect } from '../support/oauth';
 import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
-/** `npm run cli -- oauth-client:create` (DECISIONS §2), run as the built CLI, then used by a real client. */
+/** `npm run cli -- oauth-client:create` (docs/operations.md), run as the built CLI, then used by a real client. */
 describe('oauth-client:create', () => {
   let t: TestApp;
   const env = () => ({ DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-cli` });

@@ -35,7 +35,7 @@ describe('redemption rate limits per client address', () => {
     expect((await recipient.pick(token, { utid: 'x', amountCents: 100 })).status).toBe(429);
   });
 
-  it('every request counts against the address budget (DECISIONS §10), with RateLimit headers', async () => {
+  it('every request counts against the address budget (docs/redemption.md), with RateLimit headers', async () => {
     const { recipient, token } = await appWithReward({ REDEMPTION_RATE_LIMIT_PER_MINUTE: '5' });
     const ok = [];
     for (let i = 0; i < 5; i++) ok.push(await recipient.state(token));

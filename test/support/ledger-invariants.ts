@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 
 /**
- * DECISIONS §5, checked straight from the tables: balances never negative, and each balance equal
+ * The ledger invariants (docs/wallet-ledger.md), checked from the tables: balances never negative, and each balance equal
  * to the sum of its ledger's deltas. Returns the wallet for further assertions.
  */
 export async function expectLedgerInvariants(dataSource: DataSource, accountId: string) {

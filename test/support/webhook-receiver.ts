@@ -89,7 +89,7 @@ export class WebhookReceiver {
 }
 
 /**
- * What a merchant's receiver does (SPEC "Signature"): recompute the HMAC over `<timestamp>.<raw
+ * What a merchant's receiver does (docs/webhooks.md): recompute the HMAC over `<timestamp>.<raw
  * body>` with the secret, compare in constant time against each `v1=` signature, and refuse a
  * timestamp more than 300 s away. Returns which of the given secrets a signature verified with.
  */

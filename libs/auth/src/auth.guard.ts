@@ -8,7 +8,7 @@ import { RateLimiter, RateLimitState } from './rate-limiter.service';
 import { REQUIRED_SCOPE } from './auth-metadata';
 import type { Scope } from './scopes';
 
-/** DECISIONS §10: failed authentication is limited per client address. */
+/** Failed authentication is limited per client address (docs/auth.md, Rate limits). */
 export const AUTH_FAILURES_PER_MINUTE = 60;
 
 declare module 'express' {

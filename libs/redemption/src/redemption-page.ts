@@ -84,7 +84,7 @@ ${reward.canPick ? pickSection(brands, reward.remainingValueCents, reward.curren
 /** What the recipient must know about the reward as a whole, if anything. */
 function statusNotice({ reward, cards }: RedemptionStateView): string | null {
   if (reward.type === 'FIXED') {
-    // A FIXED card that fails cancels the reward (DECISIONS §4): not the sender's doing.
+    // A FIXED card that fails cancels the reward (docs/rewards.md, Issuance): not the sender's doing.
     if (cards.some((card) => card.status === 'FAILED')) return 'This gift card could not be issued. Please contact the sender.';
     if (reward.status === 'REDEEMED') return null;
   }

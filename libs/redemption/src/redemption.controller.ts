@@ -15,9 +15,9 @@ const MISS_WINDOW_MS = 10 * 60_000;
 type Refusal = { status: 404 | 429; retryAfter?: number };
 
 /**
- * The recipient's page and its JSON API (DECISIONS §7), reached by the link token alone. Not part
- * of the merchant API, so not in openapi.yaml: README documents it. Every request counts against
- * the address (DECISIONS §10), and unknown tokens count again on a tighter budget, so guessing
+ * The recipient's page and its JSON API (docs/redemption.md), reached by the link token alone. Not part
+ * of the merchant API, so not in openapi.yaml: docs/redemption.md documents it. Every request counts against
+ * the address (docs/redemption.md, Limits), and unknown tokens count again on a tighter budget, so guessing
  * tokens from one address stops long before it could matter.
  */
 @ApiExcludeController()

@@ -60,7 +60,7 @@ export class RedemptionService {
 
   /**
    * First view: openedAt and `reward.opened` once, whatever the status; SENT becomes OPENED
-   * (DECISIONS §4). The conditional UPDATE lets exactly one of several concurrent opens win.
+   * (docs/redemption.md, Opening and picking). The conditional UPDATE lets exactly one concurrent open win.
    */
   async markOpened(reward: RewardEntity): Promise<RewardEntity> {
     if (reward.openedAt) return reward;
@@ -116,7 +116,7 @@ export class RedemptionService {
   }
 
   /**
-   * Moves `amountCents` from the reward's remaining value into a new PENDING card (DECISIONS §4)
+   * Moves `amountCents` from the reward's remaining value into a new PENDING card (docs/redemption.md)
    * and queues its issuance after commit. The reward row is locked first, as issuance and cancel
    * lock it, so concurrent picks queue up on it and can never spend the same value twice.
    */
@@ -181,7 +181,7 @@ export class RedemptionService {
     return link?.rewardId ?? null;
   }
 
-  /** The pick rules of DECISIONS §7, checked against the synced catalog in the reward's currency. */
+  /** The pick rules (docs/redemption.md, The JSON API), checked against the synced catalog in the reward's currency. */
   private async checkedCard(reward: RewardEntity, dto: PickCardDto, manager: EntityManager): Promise<RewardCardEntity> {
     if (reward.type !== 'CHOICE') throw new ValidationError('This reward is a specific gift card; there is nothing to pick.');
     if (!PICKABLE.includes(reward.status)) {

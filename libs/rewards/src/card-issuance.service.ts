@@ -130,7 +130,7 @@ export class CardIssuanceService {
   }
 
   /**
-   * DECISIONS §4: a FIXED reward whose card fails returns the value to the wallet and is CANCELED
+   * A FIXED reward whose card fails returns the value to the wallet and is CANCELED (docs/rewards.md, Issuance)
    * (no reward.canceled event). A CHOICE card's value returns to the reward, whose status goes
    * back to what is left; if the reward has closed meanwhile, the value goes to the wallet.
    */

@@ -53,7 +53,7 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
           .createQueryBuilder('r')
           .setLock('pessimistic_write')
           .setOnLocked('skip_locked')
-          // Only rewards with value left expire (DECISIONS §4); one whose value is all in pending cards
+          // Only rewards with value left expire (docs/rewards.md, Expiry); one whose value is all in pending cards
           // is REDEEMED when they issue, or gets value back (and expires) if one fails.
           .where('r.expires_at <= now() AND r.status IN (:...open) AND r.remaining_value_cents > 0', { open: OPEN_REWARD_STATUSES })
           .orderBy('r.expires_at')

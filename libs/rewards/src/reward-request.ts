@@ -33,7 +33,7 @@ export async function parseRewardRequest(value: unknown): Promise<CreateRewardDt
   return dto;
 }
 
-/** DECISIONS §6: the service sets `source`; OAuth tokens and the dashboard win over the endpoint. */
+/** The service sets `source` (docs/rewards.md, Types); OAuth tokens and the dashboard win over the endpoint. */
 export function sourceOf(principal: Principal, bulk: boolean): RewardSource {
   if (principal.credentialKind === 'oauth_token') return 'oauth';
   if (principal.credentialKind === 'session') return 'dashboard';

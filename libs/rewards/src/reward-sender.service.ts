@@ -193,7 +193,7 @@ export class RewardSender {
       }
       const sent = results.filter((r) => r.ok).length;
       const body: BulkResponseDto = { dryRun: options.dryRun, sent, failed: results.length - sent, results };
-      // DECISIONS §6: only created rewards are stored against a key; a bulk that created none
+      // Only created rewards are stored against a key (docs/idempotency.md); a bulk that created none
       // can be retried with the same key once the items or the wallet are fixed.
       if (claim?.kind === 'owner') await (sent > 0 ? claim.complete(207, body) : claim.release());
       return { written, body };

@@ -25,7 +25,7 @@ type TimelineEntry = {
   webhook?: Omit<NewEvent, 'id'>;
 };
 
-/** The webhook `data` of a reward event (DECISIONS §9). */
+/** The webhook `data` of a reward event (docs/webhooks.md, Events). */
 export function rewardEventData(reward: RewardEntity, status = reward.status): Record<string, unknown> {
   return {
     id: reward.id,
@@ -57,7 +57,7 @@ export class RewardWriter {
         id: newId('rw'),
         accountId: input.accountId,
         type: dto.type,
-        // Committed as SENT: the reward is CREATED and its e-mail queued in this transaction (DECISIONS §4).
+        // Committed as SENT: the reward is CREATED and its e-mail queued in this transaction (docs/rewards.md).
         status: 'SENT',
         faceValueCents: dto.valueCents,
         // A FIXED reward's value moves into its PENDING card at once.

@@ -49,7 +49,7 @@ export class RewardsService {
   }
 
   /**
-   * Cancels an open reward (DECISIONS §4): value not yet in a card returns to the wallet; a FIXED
+   * Cancels an open reward (docs/rewards.md, Cancel): value not yet in a card returns to the wallet; a FIXED
    * reward's PENDING card is cancelled and its value returned. Card issuance holds the reward row
    * lock while it calls the supplier, so a cancel that races it waits, then finds the reward
    * REDEEMED (422) or the card still PENDING: never both a card and a refund.
@@ -103,7 +103,7 @@ export class RewardsService {
     return this.get(accountId, id);
   }
 
-  /** Queues the recipient e-mail again, in any state (DECISIONS §6); the timeline gets `reward.resent`. */
+  /** Queues the recipient e-mail again, in any state (docs/rewards.md, Resend); the timeline gets `reward.resent`. */
   async resend(accountId: string, id: string): Promise<RewardView> {
     const mailJobId = newId('mail');
     await this.dataSource.transaction(async (manager) => {

@@ -23,7 +23,7 @@ export interface AppConfig {
   mailOutboxDir: string;
   mailFrom: string;
   rateLimitPerMinute: number;
-  /** Requests per client address a minute to the credential-free redemption page and API (DECISIONS §10). */
+  /** Requests per client address a minute to the credential-free redemption page and API (docs/redemption.md). */
   redemptionRateLimitPerMinute: number;
   expirySweepIntervalMs: number;
   webhookRetryBaseMs: number;

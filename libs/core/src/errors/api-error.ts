@@ -1,5 +1,5 @@
 /**
- * Domain errors carry the public error code of SPEC.md; ApiExceptionFilter turns them into
+ * Domain errors carry the public error code (docs/errors.md); ApiExceptionFilter turns them into
  * `{error, message}` responses. Services throw these, never Nest's HttpException.
  */
 export type ErrorCode =

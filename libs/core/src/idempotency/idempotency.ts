@@ -51,7 +51,7 @@ function canonicalJson(value: unknown): string {
  * Claims an idempotency key inside the caller's transaction. The key row is inserted in that
  * transaction, so a concurrent request with the same key blocks on the row until the first
  * commits (and then replays) or rolls back (and then proceeds itself): exactly one request does
- * the work, and a failed request (400, 402, 422) leaves no trace, as DECISIONS §6 asks.
+ * the work, and a failed request (400, 402, 422) leaves no trace (docs/idempotency.md).
  *
  * The stored response is encrypted with a key derived from the Idempotency-Key itself, so what
  * it holds (a redemption link) cannot be read from the database without the caller's key.

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** The webhook event kinds of SPEC.md, plus the on-demand `ping`. */
+/** The webhook event kinds (docs/webhooks.md, Events), plus the on-demand `ping`. */
 export const EVENT_TYPES = [
   'reward.created',
   'reward.sent',

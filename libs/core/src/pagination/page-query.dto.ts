@@ -16,7 +16,7 @@ export class PageQueryDto {
   page: number = 1;
 }
 
-/** `page_size` of a list: an integer from 1 to 100, with the list's own default (SPEC Limits). */
+/** `page_size` of a list: an integer from 1 to 100, with the list's own default (docs/errors.md, Lists and pages). */
 export function PageSizeQuery(defaultSize: number): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({

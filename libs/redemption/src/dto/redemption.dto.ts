@@ -51,7 +51,7 @@ export interface PickableBrandView {
   items: PickableItemView[];
 }
 
-/** `GET /r/{token}/api` (DECISIONS §7). */
+/** `GET /r/{token}/api` (docs/redemption.md, The JSON API). */
 export interface RedemptionStateView {
   reward: RedemptionRewardView;
   /** Cards of this reward, newest last, with full credentials once issued. */

@@ -45,7 +45,7 @@ interface EndpointState {
  * groups. `kick` is called by the relay after a fan-out commits, by the sweep, and by the queue
  * processor (retries, pings, manual retries, reactivation); each endpoint has at most one claiming
  * loop per process, and any number of processes can share an endpoint (SKIP LOCKED, lease).
- * Deliveries of one endpoint are not sent in order (DECISIONS §9 / SPEC "Delivery behaviour" 2).
+ * Deliveries of one endpoint are not sent in order (docs/webhooks.md, Delivery).
  */
 @Injectable()
 export class WebhookDeliverer implements BeforeApplicationShutdown {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * SPEC "Signature": lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the whole
+ * The signature (docs/webhooks.md): lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the whole
  * secret string (`whsec_` prefix included) as UTF-8.
  */
 export function signWebhook(secret: string, timestamp: number, body: string): string {

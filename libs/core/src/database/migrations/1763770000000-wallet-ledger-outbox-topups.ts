@@ -29,7 +29,7 @@ export class WalletLedgerOutboxTopups1763770000000 implements MigrationInterface
         related_type text NOT NULL CONSTRAINT wallet_transactions_related_type_check CHECK (related_type IN ('topup', 'reward', 'card')),
         related_id text NOT NULL,
         created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-        -- The sign pattern of each kind (DECISIONS §5); money can only move the ways the kinds allow.
+        -- The sign pattern of each kind (docs/wallet-ledger.md); money can only move the ways the kinds allow.
         CONSTRAINT wallet_transactions_kind_check CHECK (
           (kind = 'TOPUP' AND available_delta_cents > 0 AND reserved_delta_cents = 0) OR
           (kind = 'HOLD' AND available_delta_cents < 0 AND reserved_delta_cents = -available_delta_cents) OR
