@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'var/**', 'test-artifacts/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'var/**', 'test-artifacts/**', 'bench/results/**', 'apps/dashboard/dist/**', 'apps/dashboard/src/api/*.schema.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,5 +13,10 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
       'no-console': 'error',
     },
+  },
+  {
+    // The dashboard runs in the browser.
+    files: ['apps/dashboard/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', Response: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly' } },
   },
 );

@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+// The dashboard is served by the API process under /dashboard (apps/api/src/dashboard-static.ts);
+// the build needs no network and ships no outside resource (no CDN, no remote fonts).
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/dashboard/',
+  oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    sourcemap: false,
+  },
+});
