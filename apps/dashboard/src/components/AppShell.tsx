@@ -11,10 +11,25 @@ interface Page {
 }
 
 const EVERYONE: readonly Role[] = ['viewer', 'developer', 'admin', 'owner'];
-const PAGES: Page[] = [
+const WRITERS: readonly Role[] = ['developer', 'admin', 'owner'];
+const ADMINS: readonly Role[] = ['admin', 'owner'];
+/** The navigation, in order; the roles follow the scopes each page's calls need (docs/dashboard.md). */
+export const PAGES: Page[] = [
   { to: '/', label: 'Overview', roles: EVERYONE },
   { to: '/rewards', label: 'Rewards', roles: EVERYONE },
+  { to: '/send', label: 'Send', roles: WRITERS },
+  { to: '/catalog', label: 'Catalog', roles: EVERYONE },
+  { to: '/wallet', label: 'Wallet', roles: EVERYONE },
+  { to: '/webhooks', label: 'Webhooks', roles: EVERYONE },
+  { to: '/developers', label: 'Developers', roles: WRITERS },
+  { to: '/team', label: 'Team', roles: ADMINS },
+  { to: '/audit-log', label: 'Audit log', roles: ADMINS },
 ];
+
+/** Whether `role` may open the page at `to`. */
+export function mayOpen(role: Role | null, to: string): boolean {
+  return PAGES.some((page) => page.to === to && role !== null && page.roles.includes(role));
+}
 
 export function AppShell({ session, role, children }: { session: DashboardSession; role: Role | null; children: ReactNode }) {
   const signOut = useSignOut();

@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import type { components } from '../api/v1.schema';
 import { formatCents, formatTime } from '../format/money';
 
@@ -22,7 +23,9 @@ export function RewardsTable({ rewards, caption }: { rewards: Reward[]; caption?
         <tbody>
           {rewards.map((reward) => (
             <tr key={reward.id}>
-              <td>{reward.recipientEmail}</td>
+              <td>
+                <Link to={`/rewards/${reward.id}`}>{reward.recipientEmail}</Link>
+              </td>
               <td>{reward.type}</td>
               <td>{reward.status}</td>
               <td>{formatCents(reward.faceValueCents, reward.currency)}</td>
