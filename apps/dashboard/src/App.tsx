@@ -8,9 +8,11 @@ import { AuditLogPage } from './pages/AuditLogPage';
 import { CatalogPage } from './pages/CatalogPage';
 import { DevelopersPage } from './pages/DevelopersPage';
 import { OverviewPage } from './pages/OverviewPage';
+import { AcceptInvitationPage, ForgotPasswordPage, ResetPasswordPage } from './pages/PublicPages';
 import { RewardDetailPage } from './pages/RewardDetailPage';
 import { RewardsPage } from './pages/RewardsPage';
 import { SendPage } from './pages/SendPage';
+import { SettingsPage } from './pages/SettingsPage';
 import { SignInPage } from './pages/SignInPage';
 import { TeamPage } from './pages/TeamPage';
 import { WalletPage } from './pages/WalletPage';
@@ -27,10 +29,15 @@ export function App() {
   if (session.isError) return <StatusMessage kind="error">The dashboard could not reach the service. Reload to try again.</StatusMessage>;
   if (!session.data) {
     return (
-      <Routes>
+      <main>
+        <Routes>
         <Route path="/sign-in" element={<SignInPage />} />
+        <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+        <Route path="/reset-password/:token" element={<ResetPasswordPage />} />
+        <Route path="/invitations/:token" element={<AcceptInvitationPage />} />
         <Route path="*" element={<Navigate to="/sign-in" replace />} />
-      </Routes>
+        </Routes>
+      </main>
     );
   }
   const role = currentRole(session.data);
@@ -48,11 +55,16 @@ export function App() {
           <Route path="/developers" element={gated(role, '/developers', <DevelopersPage />)} />
           <Route path="/team" element={gated(role, '/team', <TeamPage />)} />
           <Route path="/audit-log" element={gated(role, '/audit-log', <AuditLogPage />)} />
+          <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/invitations/:token" element={<AcceptInvitationPage />} />
           <Route path="/sign-in" element={<Navigate to="/" replace />} />
           <Route path="*" element={<StatusMessage kind="empty">There is no such page.</StatusMessage>} />
         </Routes>
       ) : (
-        <StatusMessage kind="empty">You are not a member of any account any more.</StatusMessage>
+        <Routes>
+          <Route path="/invitations/:token" element={<AcceptInvitationPage />} />
+          <Route path="*" element={<StatusMessage kind="empty">You are not a member of any account any more.</StatusMessage>} />
+        </Routes>
       )}
     </AppShell>
   );

@@ -23,6 +23,7 @@ export const PAGES: Page[] = [
   { to: '/webhooks', label: 'Webhooks', roles: EVERYONE },
   { to: '/developers', label: 'Developers', roles: WRITERS },
   { to: '/team', label: 'Team', roles: ADMINS },
+  { to: '/settings', label: 'Settings', roles: EVERYONE },
   { to: '/audit-log', label: 'Audit log', roles: ADMINS },
 ];
 

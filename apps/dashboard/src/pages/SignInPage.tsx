@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { ApiFailure } from '../api/http';
 import { useSignIn } from '../api/session';
 
@@ -18,7 +19,7 @@ export function SignInPage() {
   };
 
   return (
-    <main className="sign-in">
+    <div className="sign-in">
       <h1>Sign in</h1>
       <form onSubmit={submit} noValidate>
         <label htmlFor="email">E-mail</label>
@@ -55,6 +56,9 @@ export function SignInPage() {
           Sign in
         </button>
       </form>
-    </main>
+      <p>
+        <Link to="/forgot-password">Forgot password?</Link>
+      </p>
+    </div>
   );
 }
