@@ -1,12 +1,16 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { unwrap, v1 } from '../api/http';
+import type { components } from '../api/v1.schema';
+import { exportCsv } from '../api/export';
+import { ExportButton } from '../components/ExportButton';
 import { StatusMessage } from '../components/StatusMessage';
 import { RewardsTable } from './RewardsTable';
 
 const STATUSES = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED', 'REDEEMED', 'EXPIRED', 'CANCELED'] as const;
 type Status = (typeof STATUSES)[number];
 const PAGE_SIZE = 100;
+type Reward = components['schemas']['RewardDto'];
 
 export function RewardsPage() {
   // Filters live in the address, so a filtered page can be bookmarked or shared.
@@ -56,6 +60,21 @@ export function RewardsPage() {
         <label htmlFor="external_id">External id</label>
         <input id="external_id" name="external_id" defaultValue={externalId ?? ''} />
         <button type="submit">Search</button>
+        <ExportButton
+          label="Export CSV"
+          run={(progress) =>
+            exportCsv(
+              'rewards.csv',
+              ['id', 'type', 'status', 'recipient_email', 'value_cents', 'remaining_cents', 'currency', 'external_id', 'campaign', 'source', 'created_at'],
+              (r: Reward) => [r.id, r.type, r.status, r.recipientEmail, r.faceValueCents, r.remainingValueCents, r.currency, r.externalId, r.campaign, r.source, r.createdAt],
+              async (p) => {
+                const answer = await unwrap(await v1.GET('/v1/rewards', { params: { query: { page: p, page_size: 100, status, external_id: externalId } } }));
+                return { items: answer.rewards, total: answer.total };
+              },
+              progress,
+            )
+          }
+        />
       </form>
       {rewards.isPending && <StatusMessage kind="loading">Loading rewards…</StatusMessage>}
       {rewards.isError && <StatusMessage kind="error">{rewards.error.message}</StatusMessage>}

@@ -10,6 +10,7 @@ import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { parseMajorUnits } from '../format/parse-money';
+import { BulkSend } from './BulkSend';
 
 type CreateReward = components['schemas']['CreateRewardDto'];
 
@@ -28,8 +29,14 @@ export function SendPage() {
         </label>
       </fieldset>
       <SendForm key={type} type={type} />
+      <BulkSendForAccount />
     </>
   );
+}
+
+function BulkSendForAccount() {
+  const account = useAccount();
+  return <BulkSend currency={account.data?.currency ?? 'USD'} />;
 }
 
 function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {

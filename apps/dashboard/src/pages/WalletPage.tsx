@@ -2,15 +2,19 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { unwrap, v1 } from '../api/http';
+import type { components } from '../api/v1.schema';
 import { currentRole, useSession } from '../api/session';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
+import { exportCsv } from '../api/export';
+import { ExportButton } from '../components/ExportButton';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { formatCents } from '../format/money';
 import { parseMajorUnits } from '../format/parse-money';
 
 const PAGE_SIZE = 50;
+type Transaction = components['schemas']['WalletTransactionDto'];
 
 export function WalletPage() {
   const session = useSession();
@@ -47,6 +51,21 @@ export function WalletPage() {
       )}
       {(role === 'admin' || role === 'owner') && <TopUpForm currency={currency} />}
       <h2>Transactions</h2>
+      <ExportButton
+        label="Export CSV"
+        run={(progress) =>
+          exportCsv(
+            'wallet-transactions.csv',
+            ['id', 'created_at', 'kind', 'description', 'available_delta_cents', 'reserved_delta_cents', 'related_type', 'related_id'],
+            (t: Transaction) => [t.id, t.createdAt, t.kind, t.description, t.availableDeltaCents, t.reservedDeltaCents, t.relatedType, t.relatedId],
+            async (p) => {
+              const answer = await unwrap(await v1.GET('/v1/wallet/transactions', { params: { query: { page: p, page_size: 100 } } }));
+              return { items: answer.transactions, total: answer.total };
+            },
+            progress,
+          )
+        }
+      />
       {transactions.isPending && <StatusMessage kind="loading">Loading transactions…</StatusMessage>}
       {transactions.isError && <StatusMessage kind="error">{transactions.error.message}</StatusMessage>}
       {transactions.data &&
