@@ -1,20 +1,27 @@
 import { DataSource } from 'typeorm';
 import { AuditLog } from '@app/audit';
+import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { connect, registerApp } from '../support/oauth';
 import { catalogPicks, choiceReward, fund } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
+/** On its own database: changing catalog rules moves the catalog revision (and ETags) other suites read. */
 describe('audit log', () => {
+  let database: IsolatedDatabase;
   let t: TestApp;
   let db: DataSource;
   let audit: AuditLog;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+    database = await createIsolatedDatabase();
+    t = await startTestApp({ env: { RUN_WORKERS: 'false', DATABASE_URL: database.url } });
     db = t.app.get(DataSource);
     audit = t.app.get(AuditLog);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await database.drop();
+  });
 
   const entries = async (merchant: SeededMerchant, action?: string) =>
     (await audit.list(merchant.accountId, { page: 1, pageSize: 100, action })).entries;
