@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from '@app/account';
+import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
 import { AppConfig, InfrastructureModule } from '@app/core';
@@ -31,6 +32,7 @@ export class ApiModule {
         RedemptionModule,
         WebhooksModule,
         OAuthModule,
+        AuditModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],

@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@app/audit';
 import { CatalogModule } from '@app/catalog';
 import { CARD_ISSUANCE_QUEUE, MAIL_QUEUE } from '@app/core';
 import { WalletModule } from '@app/wallet';
@@ -23,6 +24,7 @@ import { RewardsService } from './rewards.service';
     BullModule.registerQueue({ name: CARD_ISSUANCE_QUEUE }, { name: MAIL_QUEUE }),
     WalletModule,
     CatalogModule,
+    AuditModule,
   ],
   controllers: [RewardsController],
   providers: [RewardSender, RewardsService, RewardCatalog, RewardWriter, RewardJobs],
