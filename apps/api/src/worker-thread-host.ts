@@ -71,6 +71,7 @@ export function startWorkerThread(config: AppConfig, onFatal: (error: Error) => 
           return;
         case 'closed':
           // The worker side has stopped (or failed to, and has nothing left to finish): end the thread.
+          if (message.error) new Logger('WorkerThread').error(`the worker side did not close cleanly: ${message.error}`);
           void worker.terminate();
           return;
         default:
