@@ -14,4 +14,12 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  {
+    // The API composes only what serves HTTP; the worker side is composed by the worker app itself
+    // (its process and its thread) and by the tests, never imported here.
+    files: ['apps/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/worker/**', '**/apps/worker', '**/apps/worker/**'], message: 'apps/api must not import the worker app.' }] }],
+    },
+  },
 );
