@@ -14,7 +14,7 @@ describe('audit log', () => {
 
   beforeAll(async () => {
     database = await createIsolatedDatabase();
-    t = await startTestApp({ env: { RUN_WORKERS: 'false', DATABASE_URL: database.url } });
+    t = await startTestApp({ env: { DATABASE_URL: database.url } });
     db = t.app.get(DataSource);
     audit = t.app.get(AuditLog);
   });

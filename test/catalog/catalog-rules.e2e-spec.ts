@@ -20,7 +20,7 @@ describe('catalog rules', () => {
 
   beforeAll(async () => {
     database = await createIsolatedDatabase();
-    const env = { RUN_WORKERS: 'false', DATABASE_URL: database.url };
+    const env = { DATABASE_URL: database.url };
     [t, second] = await Promise.all([startTestApp({ env }), startTestApp({ env })]);
   });
   afterAll(async () => {
