@@ -19,4 +19,12 @@ export default tseslint.config(
     files: ['apps/dashboard/src/**/*.{ts,tsx}'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly', Response: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly' } },
   },
+  {
+    // The API composes only what serves HTTP; the worker side is composed by the worker app itself
+    // (its process and its thread) and by the tests, never imported here.
+    files: ['apps/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/worker/**', '**/apps/worker', '**/apps/worker/**'], message: 'apps/api must not import the worker app.' }] }],
+    },
+  },
 );

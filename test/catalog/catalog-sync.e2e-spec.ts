@@ -6,7 +6,7 @@ import { SANDBOX_CATALOG } from '../../libs/catalog/src/supplier/sandbox-catalog
 import { ApiClient } from '../support/api-client';
 import { eventually } from '../support/processes';
 import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
-import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /** A supplier whose catalog the test edits; card issuance is not part of the sync. */
 class EditableCatalogSupplier implements GiftCardSupplier {
@@ -29,6 +29,7 @@ const AMAZON_25 = 'U356303';
 describe('catalog sync', () => {
   let db: IsolatedDatabase;
   let t: TestApp;
+  let worker: TestWorker;
   let api: ApiClient;
   let supplier: EditableCatalogSupplier;
   let sync: CatalogSyncService;
@@ -37,12 +38,14 @@ describe('catalog sync', () => {
   beforeAll(async () => {
     db = await createIsolatedDatabase();
     t = await startTestApp({ env: { DATABASE_URL: db.url } });
+    worker = await startTestWorker(t);
     api = t.api.as((await seedMerchant(t)).readKey);
     supplier = new EditableCatalogSupplier();
     catalog = t.app.get(CatalogService);
     sync = new CatalogSyncService(t.app.get(DataSource), supplier, catalog);
   });
   afterAll(async () => {
+    await worker?.close();
     await t?.close();
     await db?.drop();
   });
@@ -137,7 +140,7 @@ describe('catalog sync', () => {
   });
 
   it('the worker side schedules the hourly sync', () => {
-    expect(t.app.get(SchedulerRegistry).getIntervals()).toContain('catalog-sync');
+    expect(worker.app.get(SchedulerRegistry).getIntervals()).toContain('catalog-sync');
   });
 
   it('a sync committed by another process changes the ETag here within moments (the revision is announced, not polled)', async () => {

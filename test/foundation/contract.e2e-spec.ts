@@ -19,6 +19,10 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /v1/account': 'account:read',
   'GET /v1/account/overview': 'account:read',
   'PATCH /v1/account/branding': 'account:write',
+  'GET /v1/account/catalog-rules': 'account:read',
+  'PUT /v1/account/catalog-rules': 'account:write',
+  // Dashboard-only: a scope no API key or OAuth token can hold.
+  'GET /dashboard/api/audit-log': 'audit_log:read',
   'GET /v1/wallet': 'wallet:read',
   'GET /v1/wallet/transactions': 'wallet:read',
   'POST /v1/topups': 'wallet:write',

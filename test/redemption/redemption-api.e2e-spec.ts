@@ -3,10 +3,11 @@ import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { RecipientClient, splittablePair, tokenOf } from '../support/redemption';
 import { CatalogPicks, catalogPicks, choiceReward, countRows, fixedReward, fund } from '../support/rewards';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 describe('redemption JSON API (/r/{token}/api)', () => {
   let t: TestApp;
+  let worker: TestWorker;
   let m: SeededMerchant;
   let picks: CatalogPicks;
   let recipient: RecipientClient;
@@ -28,6 +29,7 @@ describe('redemption JSON API (/r/{token}/api)', () => {
   beforeAll(async () => {
     // Generous per-address budget: this file alone makes a few hundred requests from 127.0.0.1.
     t = await startTestApp({ env: { REDEMPTION_RATE_LIMIT_PER_MINUTE: '100000', EXPIRY_SWEEP_INTERVAL_MS: '300' } });
+    worker = await startTestWorker(t);
     dataSource = t.app.get(DataSource);
     recipient = new RecipientClient(t);
     m = await seedMerchant(t, { name: 'Acme Inc' });
@@ -38,6 +40,7 @@ describe('redemption JSON API (/r/{token}/api)', () => {
   });
   afterAll(async () => {
     await expectLedgerInvariants(dataSource, m.accountId);
+    await worker?.close();
     await t.close();
   });
 

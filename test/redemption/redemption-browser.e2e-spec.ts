@@ -7,7 +7,7 @@ import { eventually } from '../support/processes';
 import { RecipientClient, splittablePair, tokenOf } from '../support/redemption';
 import { CatalogPicks, catalogPicks, choiceReward, fixedReward, fund, recipient } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 const money = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
 
@@ -25,12 +25,14 @@ async function unlabelledControls(page: Page): Promise<string[]> {
 describe('redemption page in a real browser (Debian chromium)', () => {
   const smtp = new SmtpSink();
   let t: TestApp;
+  let worker: TestWorker;
   let m: SeededMerchant;
   let picks: CatalogPicks;
   let browser: Browser;
 
   beforeAll(async () => {
     t = await startTestApp({ env: { SMTP_URL: await smtp.start(), REDEMPTION_RATE_LIMIT_PER_MINUTE: '100000' } });
+    worker = await startTestWorker(t);
     m = await seedMerchant(t, { name: 'Acme Inc' });
     await fund(t, m, 100_000);
     // The logo is an https URL the offline browser cannot reach: the page falls back to initials.
@@ -41,6 +43,7 @@ describe('redemption page in a real browser (Debian chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await expectLedgerInvariants(t.app.get(DataSource), m.accountId);
+    await worker?.close();
     await t.close();
     await smtp.stop();
   });
@@ -175,8 +178,8 @@ describe('redemption page in a real browser (Debian chromium)', () => {
     await context.close();
   });
 
-  it('a FIXED card still being issued shows a pending state (no worker runs in this app)', async () => {
-    const paused = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+  it('a FIXED card still being issued shows a pending state (no worker runs beside this app)', async () => {
+    const paused = await startTestApp();
     try {
       const pm = await seedMerchant(paused);
       await fund(paused, pm, 10_000);

@@ -10,7 +10,7 @@ describe('redemption rate limits per client address', () => {
   afterAll(() => Promise.all(apps.map((app) => app.close())));
 
   async function appWithReward(env: Record<string, string> = {}) {
-    const t = await startTestApp({ env: { RUN_WORKERS: 'false', ...env } });
+    const t = await startTestApp({ env });
     apps.push(t);
     const m = await seedMerchant(t);
     await fund(t, m, 10_000);

@@ -17,7 +17,7 @@ describe('POST /v1/rewards/bulk', () => {
   const wallet = async (m: SeededMerchant) => (await t.api.as(m.key).get('/v1/wallet')).body.wallet;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+    t = await startTestApp();
     dataSource = t.app.get(DataSource);
     picks = await catalogPicks(t, (await newMerchant(100)).key);
   });

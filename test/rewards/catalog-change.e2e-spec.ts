@@ -16,7 +16,7 @@ describe('sending while the catalog changes under the app', () => {
 
   beforeAll(async () => {
     // Its own database: the catalog is changed by hand here, as another process's sync would.
-    t = await startTestApp({ env: { ...(await isolatedDatabase()), RUN_WORKERS: 'false' } });
+    t = await startTestApp({ env: await isolatedDatabase() });
     dataSource = t.app.get(DataSource);
     merchant = await seedMerchant(t);
     await fund(t, merchant, 1_000_000);

@@ -5,7 +5,7 @@ import { CardIssuanceService, RewardWriter } from '@app/rewards';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually, spawnBuilt } from '../support/processes';
 import { catalogPicks, fixedReward, fund } from '../support/rewards';
-import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { seedMerchant, startTestApp, startTestWorker, TestApp } from '../support/test-app';
 
 const countReleases = async (dataSource: DataSource, cardId: string) =>
   (await dataSource.query(`SELECT count(*)::int AS n FROM wallet_transactions WHERE related_id = $1 AND kind = 'RELEASE'`, [cardId]))[0].n;
@@ -20,18 +20,22 @@ async function capturesPerCard(dataSource: DataSource, accountId: string) {
   );
 }
 
+/**
+ * The API app runs no worker side; the worker sides started here have queues of their own, so the
+ * jobs of the sends are left alone and each test issues the card itself.
+ */
 describe('card issuance survives a dying worker', () => {
   let api: TestApp;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    api = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+    api = await startTestApp();
     dataSource = api.app.get(DataSource);
   });
   afterAll(() => api.close());
 
   it('dying after the supplier issued but before commit: the retry gets the same card and captures once', async () => {
-    const worker = await startTestApp();
+    const worker = await startTestWorker(api, { queuePrefix: `${api.config.queuePrefix}-other` });
     try {
       const m = await seedMerchant(api);
       await fund(api, m, 100_000);
@@ -72,7 +76,7 @@ describe('card issuance survives a dying worker', () => {
   });
 
   it('a supplier that keeps timing out never fails the card: it stays PENDING, nothing refunded, and issues later', async () => {
-    const worker = await startTestApp();
+    const worker = await startTestWorker(api, { queuePrefix: `${api.config.queuePrefix}-other` });
     try {
       const m = await seedMerchant(api);
       await fund(api, m, 100_000);

@@ -3,14 +3,16 @@ import { CardIssuanceService, RewardBackgroundJobs } from '@app/rewards';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { CatalogPicks, catalogPicks, choiceReward, countRows, fixedReward, fund } from '../support/rewards';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () => {
   let t: TestApp;
-  /** No workers: cards stay PENDING until a test issues them itself. */
+  /** The worker side of `t`. */
+  let worker: TestWorker;
+  /** No worker side: cards stay PENDING until a test issues them itself. */
   let paused: TestApp;
-  /** A second worker-side app on the same database, for races between workers. */
-  let secondWorker: TestApp;
+  /** A second worker side on the same database, for races between workers. */
+  let secondWorker: TestWorker;
   let dataSource: DataSource;
   let picks: CatalogPicks;
   const merchants: SeededMerchant[] = [];
@@ -32,8 +34,9 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
 
   beforeAll(async () => {
     t = await startTestApp();
-    paused = await startTestApp({ env: { RUN_WORKERS: 'false' } });
-    secondWorker = await startTestApp();
+    worker = await startTestWorker(t);
+    paused = await startTestApp();
+    secondWorker = await startTestWorker(t);
     dataSource = t.app.get(DataSource);
     const m = await newMerchant(t, 100);
     picks = await catalogPicks(t, m.key);
@@ -42,13 +45,17 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     for (const m of merchants) await expectLedgerInvariants(dataSource, m.accountId);
     await paused.close();
     await secondWorker.close();
+    await worker.close();
     await t.close();
   });
 
-  it('an API-only process (RUN_WORKERS=false) runs no processors or scheduled jobs', () => {
-    expect(() => paused.app.get(CardIssuanceService)).toThrow();
-    expect(() => paused.app.get(RewardBackgroundJobs)).toThrow();
-    expect(t.app.get(CardIssuanceService)).toBeInstanceOf(CardIssuanceService);
+  it('the API app runs no processors or scheduled jobs; the worker side composed beside it does', () => {
+    for (const api of [t, paused]) {
+      expect(() => api.app.get(CardIssuanceService)).toThrow();
+      expect(() => api.app.get(RewardBackgroundJobs)).toThrow();
+    }
+    expect(worker.app.get(CardIssuanceService)).toBeInstanceOf(CardIssuanceService);
+    expect(worker.app.get(RewardBackgroundJobs)).toBeInstanceOf(RewardBackgroundJobs);
   });
 
   it('lists newest first, filters by status and external_id, paginates with total', async () => {
@@ -139,13 +146,13 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     const res = await paused.api.as(m.key).post(`/v1/rewards/${created.id}/cancel`);
     expect(res.body.reward).toMatchObject({ status: 'CANCELED' });
     expect(res.body.reward.issuedCards[0].status).toBe('CANCELED');
-    expect(await t.app.get(CardIssuanceService).issue(created.issuedCards[0].id)).toBe('skipped');
+    expect(await worker.app.get(CardIssuanceService).issue(created.issuedCards[0].id)).toBe('skipped');
     expect(await wallet(paused, m)).toMatchObject({ availableCents: 100_000, reservedCents: 0 });
   });
 
   it('a cancel racing the issuance of a FIXED card never leaves both a card and a refund', async () => {
     const m = await newMerchant(paused, 1_000_000);
-    const issuance = t.app.get(CardIssuanceService);
+    const issuance = worker.app.get(CardIssuanceService);
     for (let i = 0; i < 10; i++) {
       const created = (await paused.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward;
       const [cancel] = await Promise.all([
@@ -203,7 +210,7 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     await new Promise((resolve) => setTimeout(resolve, 1_600));
 
     // Three sweepers at once, as three workers would.
-    const sweepers = [t, secondWorker, t].map((app) => app.app.get(RewardBackgroundJobs));
+    const sweepers = [worker, secondWorker, worker].map((side) => side.app.get(RewardBackgroundJobs));
     const counts = await Promise.all(sweepers.map((sweeper) => sweeper.expireDue(5)));
     expect(counts.reduce((a, b) => a + b, 0)).toBe(12);
 
@@ -230,9 +237,9 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     const { card } = (await pick.json()) as { card: { id: string } };
     await new Promise((resolve) => setTimeout(resolve, 1_600));
 
-    await t.app.get(RewardBackgroundJobs).expireDue();
+    await worker.app.get(RewardBackgroundJobs).expireDue();
     expect((await reward(paused, m, created.body.reward.id)).status).toBe('PARTIALLY_REDEEMED');
-    expect(await t.app.get(CardIssuanceService).issue(card.id)).toBe('issued');
+    expect(await worker.app.get(CardIssuanceService).issue(card.id)).toBe('issued');
     const done = await reward(paused, m, created.body.reward.id);
     expect(done.status).toBe('REDEEMED');
     expect(done.events.map((e: any) => e.type)).not.toContain('reward.expired');

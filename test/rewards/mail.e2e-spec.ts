@@ -7,16 +7,18 @@ import { parseMime } from '../support/mime';
 import { eventually } from '../support/processes';
 import { choiceReward, fund, recipient } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 describe('reward e-mail', () => {
   const smtp = new SmtpSink();
   let t: TestApp;
+  let worker: TestWorker;
   let merchant: SeededMerchant;
 
   beforeAll(async () => {
     // A database of its own: other suites' workers sweep pending e-mail jobs of their database.
     t = await startTestApp({ env: { ...(await isolatedDatabase()), SMTP_URL: await smtp.start(), MAIL_FROM: 'Rewards <rewards@mail.example>' } });
+    worker = await startTestWorker(t);
     merchant = await seedMerchant(t, { name: 'Acme Inc' });
     await fund(t, merchant, 100_000);
     await t.api.as(merchant.key).patch('/v1/account/branding', {
@@ -27,6 +29,7 @@ describe('reward e-mail', () => {
   });
   afterAll(async () => {
     await expectLedgerInvariants(t.app.get(DataSource), merchant.accountId);
+    await worker?.close();
     await t.close();
     await smtp.stop();
   });
@@ -90,6 +93,7 @@ describe('reward e-mail without SMTP_URL', () => {
   it('is written as an .eml file in MAIL_OUTBOX_DIR', async () => {
     const outbox = mkdtempSync(join(tmpdir(), 'outbox-'));
     const t = await startTestApp({ env: { ...(await isolatedDatabase()), MAIL_OUTBOX_DIR: outbox } });
+    const worker = await startTestWorker(t);
     try {
       const m = await seedMerchant(t);
       await fund(t, m, 5_000);
@@ -100,6 +104,7 @@ describe('reward e-mail without SMTP_URL', () => {
       expect(mail.subject).toContain('$25.00');
       expect(mail.html).toContain('/r/');
     } finally {
+      await worker.close();
       await t.close();
     }
   });

@@ -8,7 +8,7 @@ describe('rewards sent by a marketplace app (OAuth token)', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+    t = await startTestApp();
   });
   afterAll(() => t.close());
 

@@ -2,10 +2,11 @@ import { DataSource } from 'typeorm';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { CatalogPicks, catalogPicks, choiceReward, countRows, fixedReward, fund, recipient } from '../support/rewards';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 describe('POST /v1/rewards', () => {
   let t: TestApp;
+  let worker: TestWorker;
   let dataSource: DataSource;
   let merchant: SeededMerchant;
   let picks: CatalogPicks;
@@ -22,12 +23,14 @@ describe('POST /v1/rewards', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
+    worker = await startTestWorker(t);
     dataSource = t.app.get(DataSource);
     merchant = await newMerchant(1_000_000);
     picks = await catalogPicks(t, merchant.key);
   });
   afterAll(async () => {
     for (const m of merchants) await expectLedgerInvariants(dataSource, m.accountId);
+    await worker?.close();
     await t.close();
   });
 

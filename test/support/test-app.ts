@@ -1,11 +1,13 @@
 import { createServer } from 'node:net';
-import type { ModuleMetadata } from '@nestjs/common';
+import type { INestApplicationContext, ModuleMetadata } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import { Logger } from 'nestjs-pino';
 import { ApiKeyService, MerchantService } from '@app/account';
 import { AppConfig, loadConfig, prepareInfrastructure, randomToken } from '@app/core';
 import { ApiModule } from '../../apps/api/src/api.module';
 import { API_APP_OPTIONS, configureApp } from '../../apps/api/src/configure-app';
+import { WorkerAppModule } from '../../apps/worker/src/worker-app.module';
 import { ApiClient } from './api-client';
 
 export interface TestApp {
@@ -14,15 +16,19 @@ export interface TestApp {
   baseUrl: string;
   /** An unauthenticated client; `.as(key)` for an authenticated one. */
   api: ApiClient;
+  /** The provider overrides it was started with; startTestWorker applies them too. */
+  overrides: Override[];
   close(): Promise<void>;
 }
+
+type Override = { provide: unknown; useValue: unknown };
 
 export interface TestAppOptions {
   env?: Record<string, string>;
   /** Extra controllers or providers, for tests that need a route the product does not have. */
   extra?: Pick<ModuleMetadata, 'controllers' | 'providers'>;
   /** Providers replaced everywhere they are declared (e.g. the OS DNS resolver), for what a test cannot arrange for real. */
-  overrides?: { provide: unknown; useValue: unknown }[];
+  overrides?: Override[];
 }
 
 export function freePort(): Promise<number> {
@@ -38,7 +44,9 @@ export function freePort(): Promise<number> {
 
 /**
  * The real ApiModule with the real configureApp, over real HTTP on Postgres and Redis. Each app gets
- * its own QUEUE_PREFIX, so its queues and rate-limit counters are its own.
+ * its own QUEUE_PREFIX, so its queues and rate-limit counters are its own. As in production, the API
+ * runs no background work: a suite that needs cards issued, e-mail sent, events relayed, webhooks
+ * delivered or rewards expired also starts startTestWorker(app).
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const port = await freePort();
@@ -54,18 +62,45 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     controllers: options.extra?.controllers,
     providers: options.extra?.providers,
   });
-  for (const { provide, useValue } of options.overrides ?? []) builder.overrideProvider(provide).useValue(useValue);
+  const overrides = options.overrides ?? [];
+  for (const { provide, useValue } of overrides) builder.overrideProvider(provide).useValue(useValue);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(API_APP_OPTIONS);
   configureApp(app);
   await app.listen(port, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;
-  return { app, config, baseUrl, api: new ApiClient(baseUrl), close: () => app.close() };
+  return { app, config, baseUrl, api: new ApiClient(baseUrl), overrides, close: () => app.close() };
+}
+
+export interface TestWorker {
+  /** The worker side's application context, e.g. for `app.get(CardIssuanceService)`. */
+  app: INestApplicationContext;
+  close(): Promise<void>;
+}
+
+/**
+ * The worker side of `testApp`, composed as the worker process composes it (WorkerAppModule): queue
+ * processors, the sweepers and expiry, the outbox relay and webhook deliveries, on the same
+ * configuration, database and queue prefix (unless `queuePrefix` gives it queues of its own), with
+ * the same provider overrides. The relay fans out every undispatched event of its database, so a
+ * suite whose assertions depend on which events are delivered runs on isolatedDatabase().
+ */
+export async function startTestWorker(
+  testApp: Pick<TestApp, 'config' | 'overrides'>,
+  options: { queuePrefix?: string; overrides?: Override[] } = {},
+): Promise<TestWorker> {
+  const config = { ...testApp.config, queuePrefix: options.queuePrefix ?? testApp.config.queuePrefix };
+  const builder = Test.createTestingModule({ imports: [WorkerAppModule.register(config)] });
+  for (const { provide, useValue } of options.overrides ?? testApp.overrides) builder.overrideProvider(provide).useValue(useValue);
+  const app = await builder.compile();
+  app.useLogger(app.get(Logger));
+  await app.init();
+  return { app, close: () => app.close() };
 }
 
 /**
  * A database of its own, migrated, for suites whose apps must not see other suites' events (every
- * app with workers runs the outbox relay over its whole database). Dropped by the global teardown.
+ * worker side runs the outbox relay over its whole database). Dropped by the global teardown.
  */
 export async function isolatedDatabase(): Promise<{ DATABASE_URL: string }> {
   const url = new URL(process.env.DATABASE_URL!);

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { recordEvent } from '@app/core';
 import { MAX_SOCKETS_PER_ENDPOINT, WebhookDeliverer } from '@app/webhooks';
 import { eventually } from '../support/processes';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -11,15 +11,18 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  */
 describe('webhook delivery in batches', () => {
   let t: TestApp;
+  let worker: TestWorker;
   let receiver: WebhookReceiver;
   let db: DataSource;
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
     t = await startTestApp({ env: { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' } });
+    worker = await startTestWorker(t);
     db = t.app.get(DataSource);
   });
   afterAll(async () => {
+    await worker?.close();
     await t.close();
     await receiver.close();
   });
@@ -85,13 +88,13 @@ describe('webhook delivery in batches', () => {
       );
     }
     // The dying worker: it claims the batch, then sends nothing and records nothing.
-    const claimed = await t.app.get(WebhookDeliverer).claim(endpointId, 10);
+    const claimed = await worker.app.get(WebhookDeliverer).claim(endpointId, 10);
     expect(claimed.sendable.map((d) => d.id).sort()).toEqual(ids);
     const leased = (await db.query(`SELECT attempts, next_attempt_at > clock_timestamp() + interval '30 seconds' AS leased FROM webhook_deliveries WHERE endpoint_id = $1`, [endpointId])) as { attempts: number; leased: boolean }[];
     expect(leased.every((d) => d.attempts === 1 && d.leased)).toBe(true);
 
     // While leased, nobody sends them, even when asked to.
-    await t.app.get(WebhookDeliverer).kick(endpointId);
+    await worker.app.get(WebhookDeliverer).kick(endpointId);
     await new Promise((r) => setTimeout(r, 1000));
     expect(receiver.at('/crashed')).toHaveLength(0);
 

@@ -9,7 +9,7 @@ import { recordEvent } from '@app/core';
 import { WEBHOOK_DNS_RESOLVER } from '@app/webhooks';
 import { FakeDns } from '../support/fake-dns';
 import { eventually } from '../support/processes';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -19,6 +19,7 @@ import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver';
  */
 describe('webhook delivery', () => {
   let t: TestApp;
+  let worker: TestWorker;
   let receiver: WebhookReceiver;
   const dns = new FakeDns();
   let n = 0;
@@ -29,8 +30,10 @@ describe('webhook delivery', () => {
       env: { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '1000' },
       overrides: [{ provide: WEBHOOK_DNS_RESOLVER, useValue: dns }],
     });
+    worker = await startTestWorker(t);
   });
   afterAll(async () => {
+    await worker?.close();
     await t.close();
     await receiver.close();
   });

@@ -1,13 +1,16 @@
 import { DataSource } from 'typeorm';
 import { recordEvent } from '@app/core';
 import { eventually } from '../support/processes';
-import { isolatedDatabase, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** Two processes with workers on one database and one queue prefix, as `npm run start:worker` twice would be. */
 describe('webhook relay with several workers', () => {
   let a: TestApp;
   let b: TestApp;
+  /** The worker sides of a and b. */
+  let aWorker: TestWorker;
+  let bWorker: TestWorker;
   let receiver: WebhookReceiver;
   let aClosed = false;
 
@@ -16,8 +19,11 @@ describe('webhook relay with several workers', () => {
     const env = { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' };
     a = await startTestApp({ env });
     b = await startTestApp({ env: { ...env, QUEUE_PREFIX: a.config.queuePrefix } });
+    aWorker = await startTestWorker(a);
+    bWorker = await startTestWorker(b);
   });
   afterAll(async () => {
+    await Promise.all([aClosed ? undefined : aWorker?.close(), bWorker?.close()]);
     await Promise.all([aClosed ? undefined : a?.close(), b?.close()]);
     await receiver.close();
   });
@@ -53,6 +59,7 @@ describe('webhook relay with several workers', () => {
   it('deliveries keep flowing when one of the two workers stops', async () => {
     const merchant = await seedMerchant(b);
     expect((await b.api.as(merchant.key).post('/v1/webhook-endpoints', { url: receiver.url('/after-stop'), events: [] })).status).toBe(201);
+    await aWorker.close();
     await a.close();
     aClosed = true;
     const res = await b.api.as(merchant.key).post('/v1/topups', { amountCents: 5000 });
@@ -65,17 +72,18 @@ describe('webhook relay with several workers', () => {
 /** `npm run start:api` (RUN_WORKERS=false) sends nothing itself; a worker started later catches up. */
 describe('API-only process and a worker started later', () => {
   let api: TestApp;
-  let worker: TestApp | undefined;
+  let worker: TestWorker | undefined;
   let receiver: WebhookReceiver;
   let env: Record<string, string>;
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
     env = { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' };
-    api = await startTestApp({ env: { ...env, RUN_WORKERS: 'false' } });
+    api = await startTestApp({ env });
   });
   afterAll(async () => {
-    await Promise.all([api?.close(), worker?.close()]);
+    await worker?.close();
+    await api?.close();
     await receiver.close();
   });
 
@@ -94,7 +102,7 @@ describe('API-only process and a worker started later', () => {
     expect(undispatched).toBe(1);
     expect((await api.api.as(merchant.readKey).get(`/v1/webhook-endpoints/${endpointId}/deliveries`)).body.deliveries).toHaveLength(1);
 
-    worker = await startTestApp({ env: { ...env, QUEUE_PREFIX: api.config.queuePrefix } });
+    worker = await startTestWorker(api);
     await eventually(async () => receiver.at('/later').length === 2);
     expect(receiver.at('/later').map((r) => r.json.type).sort()).toEqual(['ping', 'wallet.credited']);
   });

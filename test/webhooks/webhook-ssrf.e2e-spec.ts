@@ -3,11 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { WEBHOOK_DNS_RESOLVER } from '@app/webhooks';
 import { FakeDns } from '../support/fake-dns';
 import { eventually } from '../support/processes';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /** As in production: WEBHOOK_ALLOW_PRIVATE_TARGETS=false. */
 describe('webhook SSRF guard', () => {
   let t: TestApp;
+  let worker: TestWorker;
   let merchant: SeededMerchant;
   const dns = new FakeDns();
 
@@ -16,9 +17,13 @@ describe('webhook SSRF guard', () => {
       env: { ...(await isolatedDatabase()), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_MAX_ATTEMPTS: '2' },
       overrides: [{ provide: WEBHOOK_DNS_RESOLVER, useValue: dns }],
     });
+    worker = await startTestWorker(t);
     merchant = await seedMerchant(t);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await worker?.close();
+    await t.close();
+  });
 
   const create = (url: string) => t.api.as(merchant.key).post('/v1/webhook-endpoints', { url, events: [] });
 

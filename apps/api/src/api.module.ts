@@ -1,26 +1,38 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from '@app/account';
+import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
 import { AppConfig, InfrastructureModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
 import { RedemptionModule } from '@app/redemption';
-import { RewardsModule } from '@app/rewards';
+import { RewardJobs, RewardJobsModule, RewardsModule } from '@app/rewards';
 import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
 import { WebhooksModule } from '@app/webhooks';
-import { WorkerModule } from '../../worker/src/worker.module';
 import { HealthController } from './health.controller';
 
-/** The HTTP API; with RUN_WORKERS=true the same process also runs the worker side. */
+export interface ApiModuleOptions {
+  /**
+   * Where the queue jobs of new rewards go: by default they are enqueued in Bull from this process;
+   * `npm start` passes a poster to its worker thread (apps/api/src/worker-thread-host.ts).
+   */
+  rewardJobs?: RewardJobs;
+}
+
+/**
+ * The HTTP API and only that: no processors, no scheduled jobs. The worker side is composed apart
+ * (the worker app), whether it runs on a thread of this process, in a process of its own or in a test.
+ */
 @Module({})
 export class ApiModule {
-  static register(config: AppConfig): DynamicModule {
+  static register(config: AppConfig, options: ApiModuleOptions = {}): DynamicModule {
     return {
       module: ApiModule,
       imports: [
         InfrastructureModule.forRoot(config),
+        options.rewardJobs ? RewardJobsModule.forwardTo(options.rewardJobs) : RewardJobsModule.enqueueHere(),
         AuthModule,
         AccountModule,
         WalletModule,
@@ -31,7 +43,7 @@ export class ApiModule {
         RedemptionModule,
         WebhooksModule,
         OAuthModule,
-        ...(config.runWorkers ? [WorkerModule] : []),
+        AuditModule,
       ],
       controllers: [HealthController],
     };

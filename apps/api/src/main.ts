@@ -3,25 +3,35 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { closeOnSignals, runProcess } from '@app/core';
-import { RewardJobs } from '@app/rewards';
 import { ApiModule } from './api.module';
 import { API_APP_OPTIONS, configureApp } from './configure-app';
-import { startWorkerThread } from './worker-thread-host';
+import { startWorkerThread, WorkerThread } from './worker-thread-host';
 
 void runProcess(async (config) => {
   // RUN_WORKERS=true: the processors and the scheduler run in this process too, on a thread of their
-  // own, so mail rendering, issuance, the outbox relay and deliveries never stall a request.
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register({ ...config, runWorkers: false }), API_APP_OPTIONS);
+  // own, so mail rendering, issuance, the outbox relay and deliveries never stall a request. The
+  // thread starts first, so the API is composed with jobs handed to it from its first request.
+  let fatal = (error: Error) => {
+    process.stderr.write(`the worker thread stopped: ${error.message}\n`);
+    process.exit(1);
+  };
+  const workers: WorkerThread | null = config.runWorkers ? await startWorkerThread(config, (error) => fatal(error)) : null;
+  let app: NestExpressApplication;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(
+      ApiModule.register(config, { rewardJobs: workers?.rewardJobs }),
+      API_APP_OPTIONS,
+    );
+  } catch (error) {
+    await workers?.close();
+    throw error;
+  }
   configureApp(app);
   const logger = app.get(Logger);
-  const workers = config.runWorkers
-    ? await startWorkerThread(config, (error) => {
-        logger.error({ err: error }, 'the worker thread stopped; exiting so the service can be restarted', 'Main');
-        process.exit(1);
-      })
-    : null;
-  // Queue jobs of new rewards are enqueued by the worker thread, not on the request thread.
-  if (workers) app.get(RewardJobs).handOffTo((work) => workers.post({ rewardJobs: work }));
+  fatal = (error) => {
+    logger.error({ err: error }, 'the worker thread stopped; exiting so the service can be restarted', 'Main');
+    process.exit(1);
+  };
   closeOnSignals({
     close: async () => {
       try {

@@ -23,7 +23,36 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'client_secret_basic',
     )
     .build();
-  return SwaggerModule.createDocument(app, config, {
+  const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
   });
+  return withoutDashboardRoutes(document);
+}
+
+/**
+ * The dashboard's own API (`/dashboard/api`) is not part of the public contract: no API key or
+ * OAuth token can use it. Its paths, and the schemas only they use, are left out of this document.
+ */
+function withoutDashboardRoutes(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.keys(document.paths)) if (path.startsWith('/dashboard/')) delete document.paths[path];
+  const schemas = document.components?.schemas;
+  if (!schemas) return document;
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+          const name = value.slice('#/components/schemas/'.length);
+          if (!used.has(name)) {
+            used.add(name);
+            visit(schemas[name]);
+          }
+        } else visit(value);
+      }
+    }
+  };
+  visit(document.paths);
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+  return document;
 }

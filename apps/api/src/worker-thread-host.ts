@@ -1,45 +1,82 @@
+import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { AppConfig } from '@app/core';
+import { type AppConfig, type FromWorkerThread, type RewardWork, type ToWorkerThread, unhandledMessage, type WorkerThreadData } from '@app/core';
+import { RewardJobs } from '@app/rewards';
+
+/**
+ * The worker app's thread entry, as built next to this file. It is started by path, never imported:
+ * the API composes nothing of the worker side, and the messages both ends exchange are typed in
+ * libs/core (worker-thread-protocol.ts).
+ */
+const THREAD_ENTRY = join(__dirname, '..', '..', 'worker', 'src', 'worker-thread.js');
 
 export interface WorkerThread {
-  /** Sends a message to the worker side (see apps/worker/src/worker-thread.ts). */
-  post(message: unknown): void;
+  /** RewardJobs for the API module: hands the work to the thread, which enqueues it. */
+  readonly rewardJobs: RewardJobs;
   /** Asks the worker side to finish its jobs in progress and stop; resolves when it has. */
   close(): Promise<void>;
 }
 
+/** Posts reward work to the thread; the request thread spends no Redis round trip on it. */
+class WorkerThreadRewardJobs extends RewardJobs {
+  private readonly logger = new Logger(RewardJobs.name);
+
+  constructor(private readonly post: (message: ToWorkerThread) => void) {
+    super();
+  }
+
+  override async enqueue(work: RewardWork): Promise<void> {
+    try {
+      this.post({ type: 'reward-work', work });
+    } catch (error) {
+      // Nothing is lost: the rows stay PENDING and the worker side's sweeper enqueues them.
+      this.logger.warn({ err: error, work }, 'handing jobs to the worker thread failed; the sweeper will pick the work up');
+    }
+  }
+}
+
 /**
  * Starts the worker side on its own thread of this process (RUN_WORKERS=true) and resolves once it
- * runs. If the thread dies later, the process exits 1: a service that silently stopped issuing
+ * runs. If the thread dies later, `onFatal` is called: a service that silently stopped issuing
  * cards, sending e-mail or delivering webhooks is worse than one a supervisor restarts.
  */
 export function startWorkerThread(config: AppConfig, onFatal: (error: Error) => void): Promise<WorkerThread> {
-  const worker = new Worker(join(__dirname, '../../worker/src/worker-thread.js'), { workerData: { config } });
+  const data: WorkerThreadData = { config };
+  const worker = new Worker(THREAD_ENTRY, { workerData: data });
+  const post = (message: ToWorkerThread) => worker.postMessage(message);
+  let ready = false;
   let closing = false;
   return new Promise((resolve, reject) => {
-    let ready = false;
     const fail = (error: Error) => {
       if (!ready) reject(error);
       else if (!closing) onFatal(error);
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the worker thread exited (code ${code})`)));
-    worker.on('message', (message: { ready?: boolean }) => {
-      if (!message?.ready || ready) return;
-      ready = true;
-      resolve({
-        post: (message) => worker.postMessage(message),
-        close: () =>
-          new Promise<void>((done) => {
-            closing = true;
-            worker.once('exit', () => done());
-            worker.on('message', (reply: { closed?: boolean }) => {
-              if (reply?.closed) void worker.terminate();
-            });
-            worker.postMessage('close');
-          }),
-      });
+    worker.on('message', (message: FromWorkerThread) => {
+      switch (message.type) {
+        case 'ready':
+          if (ready) return;
+          ready = true;
+          resolve({
+            rewardJobs: new WorkerThreadRewardJobs(post),
+            close: () =>
+              new Promise<void>((done) => {
+                closing = true;
+                worker.once('exit', () => done());
+                post({ type: 'close' });
+              }),
+          });
+          return;
+        case 'closed':
+          // The worker side has stopped (or failed to, and has nothing left to finish): end the thread.
+          if (message.error) new Logger('WorkerThread').error(`the worker side did not close cleanly: ${message.error}`);
+          void worker.terminate();
+          return;
+        default:
+          unhandledMessage(message);
+      }
     });
   });
 }

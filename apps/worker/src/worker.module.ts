@@ -5,8 +5,8 @@ import { RewardsWorkerModule } from '@app/rewards';
 import { WebhooksWorkerModule } from '@app/webhooks';
 
 /**
- * Queue processors and scheduled jobs. Imported by the worker process, and by the API process when
- * RUN_WORKERS=true (the `npm start` default). Each domain adds its *WorkerModule here.
+ * Queue processors and scheduled jobs. Imported only by WorkerAppModule (never by the API module);
+ * each domain adds its *WorkerModule here.
  */
 @Module({
   imports: [ScheduleModule.forRoot(), CatalogWorkerModule, RewardsWorkerModule, WebhooksWorkerModule],

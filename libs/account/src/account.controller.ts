@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiErrorResponses } from '@app/core';
 import { AccountService } from './account.service';
@@ -27,8 +28,9 @@ export class AccountController {
   @ApiErrorResponses(400)
   async updateBranding(
     @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
     @Body() body: UpdateBrandingDto,
   ): Promise<AccountResponseDto> {
-    return { account: toAccountDto(await this.accounts.updateBranding(principal.accountId, body)) };
+    return { account: toAccountDto(await this.accounts.updateBranding(principal.accountId, body, origin)) };
   }
 }

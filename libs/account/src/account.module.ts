@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@app/audit';
 import { AccountController } from './account.controller';
 import { AccountService } from './account.service';
 import { ApiKeyService } from './api-key.service';
@@ -11,7 +12,7 @@ import { MerchantService } from './merchant.service';
 import { UserDirectory } from './user-directory.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([AccountEntity, UserEntity, MembershipEntity, ApiKeyEntity])],
+  imports: [TypeOrmModule.forFeature([AccountEntity, UserEntity, MembershipEntity, ApiKeyEntity]), AuditModule],
   controllers: [AccountController],
   providers: [AccountService, ApiKeyService, MerchantService, UserDirectory],
   exports: [AccountService, ApiKeyService, MerchantService, UserDirectory],

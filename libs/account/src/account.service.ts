@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { AuditLog, AuditOrigin } from '@app/audit';
 import { NotFoundError } from '@app/core';
 import { AccountEntity } from './entities/account.entity';
 import { UpdateBrandingDto } from './dto/account.dto';
 
 @Injectable()
 export class AccountService {
-  constructor(@InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
+    private readonly audit: AuditLog,
+  ) {}
 
   async get(accountId: string): Promise<AccountEntity> {
     const account = await this.accounts.findOneBy({ id: accountId });
@@ -15,13 +20,31 @@ export class AccountService {
     return account;
   }
 
-  async updateBranding(accountId: string, patch: UpdateBrandingDto): Promise<AccountEntity> {
+  /** Audited with the fields the request changed, before and after. */
+  async updateBranding(accountId: string, patch: UpdateBrandingDto, origin: AuditOrigin): Promise<AccountEntity> {
     const changes: Partial<AccountEntity> = {};
     // Only keys present in the body change; an explicit null clears the field.
     if (patch.senderName !== undefined) changes.senderName = patch.senderName;
     if (patch.logoUrl !== undefined) changes.logoUrl = patch.logoUrl;
     if (patch.brandColor !== undefined) changes.brandColor = patch.brandColor?.toUpperCase() ?? null;
-    if (Object.keys(changes).length > 0) await this.accounts.update({ id: accountId }, changes);
+    if (Object.keys(changes).length > 0) {
+      await this.dataSource.transaction(async (manager) => {
+        const before = await manager.findOneByOrFail(AccountEntity, { id: accountId });
+        await manager.update(AccountEntity, { id: accountId }, changes);
+        const fields = Object.keys(changes) as (keyof typeof changes)[];
+        await this.audit.record(manager, {
+          accountId,
+          origin,
+          action: 'branding.updated',
+          targetType: 'account',
+          targetId: accountId,
+          metadata: {
+            before: Object.fromEntries(fields.map((field) => [field, before[field]])),
+            after: changes,
+          },
+        });
+      });
+    }
     return this.get(accountId);
   }
 }

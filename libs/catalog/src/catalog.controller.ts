@@ -1,8 +1,10 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { RequireScope } from '@app/auth';
+import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiErrorResponses, NotFoundError } from '@app/core';
+import { rulesAllow, rulesCacheKey } from './catalog-rules';
+import { CatalogRulesService } from './catalog-rules.service';
 import { CatalogService } from './catalog.service';
 import { CatalogResponseCache } from './catalog-response-cache';
 import { CatalogBrandResponseDto, CatalogQueryDto, CatalogResponseDto, toCatalogBrandDto } from './dto/catalog.dto';
@@ -24,6 +26,7 @@ export class CatalogController {
   constructor(
     private readonly catalog: CatalogService,
     private readonly cache: CatalogResponseCache,
+    private readonly rules: CatalogRulesService,
   ) {}
 
   @Get()
@@ -32,14 +35,16 @@ export class CatalogController {
     operationId: 'listCatalog',
     summary: 'Active brands and their orderable items',
     description:
-      'Sorted by brand name. Each filter narrows the items; a brand left without items is not listed. ' +
+      'Sorted by brand name. Each filter narrows the items; a brand left without items is not listed, nor is a brand ' +
+      "the account's catalog rules do not allow. " +
       'The catalog changes rarely: cache it and revalidate with `If-None-Match`.',
   })
   @ApiHeader(IF_NONE_MATCH)
   @ApiOkResponse({ type: CatalogResponseDto, headers: CACHE_HEADERS })
   @ApiResponse(NOT_MODIFIED)
   @ApiErrorResponses(400)
-  list(
+  async list(
+    @CurrentPrincipal() principal: Principal,
     @Query() query: CatalogQueryDto,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
@@ -49,29 +54,41 @@ export class CatalogController {
       currency: query.currency?.toUpperCase(),
       country: query.country?.toUpperCase(),
     };
-    return this.cache.respond(request, response, `catalog ${JSON.stringify(filters)}`, () =>
+    // The rules are part of the resource: the cached body and its ETag change with them.
+    const rules = await this.rules.of(principal.accountId);
+    return this.cache.respond(request, response, `catalog ${JSON.stringify(filters)}${rulesCacheKey(rules)}`, () =>
       this.catalog.snapshot(async (manager): Promise<CatalogResponseDto> => ({
-        brands: (await this.catalog.listActiveBrands(filters, manager)).map(toCatalogBrandDto),
+        brands: (await this.catalog.listActiveBrands(filters, manager))
+          .filter((listing) => rulesAllow(rules, listing.brand.brandKey))
+          .map(toCatalogBrandDto),
       })),
     );
   }
 
   @Get('brands/:brandKey')
   @RequireScope('catalog:read')
-  @ApiOperation({ operationId: 'getCatalogBrand', summary: 'One active brand with all its orderable items' })
+  @ApiOperation({
+    operationId: 'getCatalogBrand',
+    summary: 'One active brand with all its orderable items',
+    description: "A brand the account's catalog rules do not allow is 404, as an unknown one.",
+  })
   @ApiHeader(IF_NONE_MATCH)
   @ApiOkResponse({ type: CatalogBrandResponseDto, headers: CACHE_HEADERS })
   @ApiResponse(NOT_MODIFIED)
   @ApiErrorResponses(404)
-  getBrand(
+  async getBrand(
+    @CurrentPrincipal() principal: Principal,
     @Param('brandKey') brandKey: string,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string | undefined> {
+    const rules = await this.rules.of(principal.accountId);
+    // A disallowed brand is missing for this account, even for a revalidation that guesses its ETag.
+    if (!rulesAllow(rules, brandKey)) throw new NotFoundError('Catalog brand');
     return this.cache.respond(
       request,
       response,
-      `brand ${brandKey}`,
+      `brand ${brandKey}${rulesCacheKey(rules)}`,
       () =>
         this.catalog.snapshot(async (manager): Promise<CatalogBrandResponseDto> => {
           const listing = await this.catalog.findActiveBrand(brandKey, manager);

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@app/audit';
 import { APP_CONFIG, AppConfig } from '@app/core';
+import { CatalogRulesController } from './catalog-rules.controller';
+import { CatalogRulesService } from './catalog-rules.service';
 import { CatalogController } from './catalog.controller';
 import { CatalogResponseCache } from './catalog-response-cache';
 import { CatalogService } from './catalog.service';
@@ -20,14 +23,15 @@ function supplierFor(config: AppConfig): GiftCardSupplier {
 
 /** The catalog API, our synced copy of the supplier catalog, and the supplier adapter. */
 @Module({
-  imports: [TypeOrmModule.forFeature([CatalogBrandEntity, CatalogItemEntity, CatalogStateEntity])],
-  controllers: [CatalogController],
+  imports: [TypeOrmModule.forFeature([CatalogBrandEntity, CatalogItemEntity, CatalogStateEntity]), AuditModule],
+  controllers: [CatalogController, CatalogRulesController],
   providers: [
     CatalogService,
+    CatalogRulesService,
     CatalogSyncService,
     CatalogResponseCache,
     { provide: GIFT_CARD_SUPPLIER, inject: [APP_CONFIG], useFactory: supplierFor },
   ],
-  exports: [CatalogService, CatalogSyncService, GIFT_CARD_SUPPLIER],
+  exports: [CatalogService, CatalogRulesService, CatalogSyncService, GIFT_CARD_SUPPLIER],
 })
 export class CatalogModule {}

@@ -28,3 +28,4 @@ export * from './queue/queues';
 export * from './database/rows';
 export * from './database/pg-notifications';
 export * from './database/statement';
+export * from './worker-thread/worker-thread-protocol';

@@ -26,14 +26,14 @@ export class OAuthAccessTokenResolver implements CredentialResolver, OnModuleIni
 
   async resolve(credential: string): Promise<Principal | null> {
     const [row] = (await this.dataSource.query(
-      `SELECT t.scopes, t.expires_at, c.account_id, g.id AS grant_id
+      `SELECT t.scopes, t.expires_at, c.account_id, c.client_id, g.id AS grant_id
          FROM oauth_tokens t
          JOIN oauth_grants g ON g.id = t.grant_id
          JOIN oauth_connections c ON c.id = g.connection_id
         WHERE t.token_hash = $1 AND t.kind = 'access' AND t.expires_at > now()
           AND g.revoked_at IS NULL AND c.revoked_at IS NULL`,
       [hashSecret(credential)],
-    )) as { scopes: string[]; expires_at: Date; account_id: string; grant_id: string }[];
+    )) as { scopes: string[]; expires_at: Date; account_id: string; client_id: string; grant_id: string }[];
     if (!row) return null;
     return {
       accountId: row.account_id,
@@ -42,6 +42,7 @@ export class OAuthAccessTokenResolver implements CredentialResolver, OnModuleIni
       credentialId: row.grant_id,
       scopes: new Set(row.scopes.filter((scope): scope is OAuthScope => OAUTH_SCOPES.includes(scope as OAuthScope))),
       expiresAt: row.expires_at,
+      oauthClientId: row.client_id,
     };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccountService } from '@app/account';
+import { CatalogRulesService, rulesAllow } from '@app/catalog';
 import {
   claimIdempotencyKey,
   fingerprint,
@@ -50,6 +51,7 @@ export class RedemptionService {
     private readonly writer: RewardWriter,
     private readonly jobs: RewardJobs,
     private readonly accounts: AccountService,
+    private readonly rules: CatalogRulesService,
   ) {}
 
   /** The reward a token opens, or null for an unknown token. */
@@ -196,6 +198,10 @@ export class RedemptionService {
     if (reward.allowedBrandKeys && !reward.allowedBrandKeys.includes(brand.brandKey)) {
       throw new ValidationError(`${brand.name} is not one of the brands this reward can be spent on.`);
     }
+    // The account's rules as they are now, read in the pick's transaction (docs/catalog-rules.md).
+    if (!rulesAllow(await this.rules.read(manager, reward.accountId), brand.brandKey)) {
+      throw new ValidationError(`${brand.name} is no longer offered by the sender.`);
+    }
     const money = (amount: number) => formatMoney(amount, reward.currency);
     if (item.valueType === 'FIXED_VALUE' && dto.amountCents !== cents(item.faceValue)) {
       throw new ValidationError(`${item.rewardName} has a face value of ${money(cents(item.faceValue))}.`);
@@ -215,10 +221,11 @@ export class RedemptionService {
 
   private async pickableBrands(reward: RewardEntity): Promise<PickableBrandView[]> {
     const catalog = await this.catalog.load(reward.currency);
+    const rules = await this.rules.of(reward.accountId, catalog.revision);
     const allowed = reward.allowedBrandKeys ? new Set(reward.allowedBrandKeys) : null;
     const brands = new Map<string, PickableBrandView>();
     for (const { item, brand } of catalog.items.values()) {
-      if (allowed && !allowed.has(brand.brandKey)) continue;
+      if ((allowed && !allowed.has(brand.brandKey)) || !rulesAllow(rules, brand.brandKey)) continue;
       let view = brands.get(brand.brandKey);
       if (!view) {
         view = { brandKey: brand.brandKey, name: brand.name, imageUrl: brand.imageUrl, items: [] };

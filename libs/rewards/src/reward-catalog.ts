@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { CatalogBrandEntity, CatalogItemEntity, CatalogService } from '@app/catalog';
+import { CatalogBrandEntity, CatalogItemEntity, CatalogRulesService, CatalogService, rulesAllow } from '@app/catalog';
 import { ValidationError } from '@app/core';
 import { formatMoney } from '@app/mail';
 import type { CreateRewardDto } from './dto/create-reward.dto';
@@ -32,6 +32,7 @@ export class RewardCatalog {
   constructor(
     private readonly catalog: CatalogService,
     private readonly dataSource: DataSource,
+    private readonly rules: CatalogRulesService,
   ) {}
 
   /**
@@ -72,13 +73,18 @@ export class RewardCatalog {
     this.cache.delete(currency);
   }
 
-  /** Throws ValidationError (422) when the request cannot be fulfilled from the catalog. */
+  /**
+   * Throws ValidationError (422) when the request cannot be fulfilled from the catalog, or names a
+   * brand the account's catalog rules (as of the catalog's revision, from memory) do not allow.
+   */
   async check(
+    accountId: string,
     dto: CreateRewardDto,
     currency: string,
     catalog: CurrencyCatalog,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<CheckedReward> {
+    const rules = await this.rules.of(accountId, catalog.revision);
     if (dto.type === 'FIXED') {
       const found = catalog.items.get(dto.utid!);
       if (!found) {
@@ -90,6 +96,7 @@ export class RewardCatalog {
         );
       }
       const { item, brand } = found;
+      if (!rulesAllow(rules, brand.brandKey)) throw new ValidationError(`The account's catalog rules do not allow ${brand.name} (${brand.brandKey}).`);
       if (item.valueType === 'FIXED_VALUE' && dto.valueCents !== cents(item.faceValue!)) {
         throw new ValidationError(`Item ${item.utid} has a face value of ${formatMoney(cents(item.faceValue!), currency)}; valueCents must be ${cents(item.faceValue!)}.`);
       }
@@ -104,7 +111,10 @@ export class RewardCatalog {
       };
     }
 
-    const brandKeys = dto.allowedBrandKeys ? [...new Set(dto.allowedBrandKeys)] : [...catalog.minCentsByBrand.keys()];
+    // Without a list of its own, a CHOICE reward offers what the rules allow (checked again at each pick).
+    const brandKeys = dto.allowedBrandKeys
+      ? [...new Set(dto.allowedBrandKeys)]
+      : [...catalog.minCentsByBrand.keys()].filter((key) => rulesAllow(rules, key));
     const missing = brandKeys.filter((key) => !catalog.minCentsByBrand.has(key));
     if (missing.length > 0) {
       const found = await manager.findBy(CatalogBrandEntity, { brandKey: In(missing), active: true });
@@ -116,7 +126,9 @@ export class RewardCatalog {
           : `These brands have no cards in ${currency}: ${missing.join(', ')}.`,
       );
     }
-    if (brandKeys.length === 0) throw new ValidationError(`The catalog has no cards in ${currency}.`);
+    const refused = brandKeys.filter((key) => !rulesAllow(rules, key));
+    if (refused.length > 0) throw new ValidationError(`The account's catalog rules do not allow these brands: ${refused.join(', ')}.`);
+    if (brandKeys.length === 0) throw new ValidationError(`The catalog has no cards in ${currency} that the account's catalog rules allow.`);
     const cheapest = Math.min(...brandKeys.map((key) => catalog.minCentsByBrand.get(key)!));
     if (dto.valueCents < cheapest) {
       throw new ValidationError(

@@ -53,7 +53,7 @@ export class RewardSender {
     if (options.dryRun) {
       const wallet = await this.ledger.getWallet(principal.accountId);
       const { currency } = wallet;
-      await this.catalog.check(dto, currency, await this.catalog.load(currency));
+      await this.catalog.check(principal.accountId, dto, currency, await this.catalog.load(currency));
       if (wallet.availableCents < dto.valueCents) throw new InsufficientFundsError();
       return {
         status: 200,
@@ -70,7 +70,7 @@ export class RewardSender {
       const catalog = await this.catalog.current(currency);
       let checked: CheckedReward;
       try {
-        checked = await this.catalog.check(dto, currency, catalog);
+        checked = await this.catalog.check(principal.accountId, dto, currency, catalog);
       } catch (error) {
         // A retry of a request that succeeded replays it, even if the catalog has changed since.
         const stored = idempotency && error instanceof ApiError ? await findStoredResponse(this.dataSource.manager, idempotency) : null;
@@ -138,7 +138,7 @@ export class RewardSender {
     const checked: (CheckedReward | ApiError)[] = [];
     for (const item of parsed) {
       checked.push(
-        item instanceof Error ? asApiError(item) : await this.catalog.check(item as CreateRewardDto, currency, catalog).catch(asApiError),
+        item instanceof Error ? asApiError(item) : await this.catalog.check(principal.accountId, item as CreateRewardDto, currency, catalog).catch(asApiError),
       );
     }
 

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiErrorResponses, ForbiddenError, parseIdempotencyKey } from '@app/core';
 import { BulkCreateRewardsDto, CreateRewardDto } from './dto/create-reward.dto';
@@ -116,8 +117,12 @@ export class RewardsController {
     description: 'Value not yet turned into cards returns to the wallet; issued cards stay valid. REDEEMED, CANCELED and EXPIRED rewards give 422.',
   })
   @ApiErrorResponses(404, 422)
-  async cancel(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<RewardResponseDto> {
-    return { reward: toRewardDto(await this.rewards.cancel(principal.accountId, id)) };
+  async cancel(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
+    @Param('id') id: string,
+  ): Promise<RewardResponseDto> {
+    return { reward: toRewardDto(await this.rewards.cancel(principal.accountId, id, origin)) };
   }
 
   @Post(':id/resend')

@@ -1,8 +1,7 @@
-import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@app/audit';
 import { CatalogModule } from '@app/catalog';
-import { CARD_ISSUANCE_QUEUE, MAIL_QUEUE } from '@app/core';
 import { WalletModule } from '@app/wallet';
 import { MailJobEntity } from './entities/mail-job.entity';
 import { RedemptionLinkEntity } from './entities/redemption-link.entity';
@@ -10,22 +9,24 @@ import { RewardCardEntity } from './entities/reward-card.entity';
 import { RewardEventEntity } from './entities/reward-event.entity';
 import { RewardEntity } from './entities/reward.entity';
 import { RewardCatalog } from './reward-catalog';
-import { RewardJobs } from './reward-jobs';
 import { RewardSender } from './reward-sender.service';
 import { RewardWriter } from './reward-writer';
 import { RewardsController } from './rewards.controller';
 import { RewardsService } from './rewards.service';
 
-/** The API side of rewards: endpoints, and producers for the queues RewardsWorkerModule consumes. */
+/**
+ * The API side of rewards: endpoints and sending. The jobs of what it commits go to RewardJobs,
+ * which the composing app binds (RewardJobsModule); RewardsWorkerModule consumes them.
+ */
 @Module({
   imports: [
     TypeOrmModule.forFeature([RewardEntity, RewardCardEntity, RewardEventEntity, RedemptionLinkEntity, MailJobEntity]),
-    BullModule.registerQueue({ name: CARD_ISSUANCE_QUEUE }, { name: MAIL_QUEUE }),
     WalletModule,
     CatalogModule,
+    AuditModule,
   ],
   controllers: [RewardsController],
-  providers: [RewardSender, RewardsService, RewardCatalog, RewardWriter, RewardJobs],
-  exports: [RewardsService, RewardWriter, RewardJobs, RewardCatalog, WalletModule, CatalogModule],
+  providers: [RewardSender, RewardsService, RewardCatalog, RewardWriter],
+  exports: [RewardsService, RewardWriter, RewardCatalog, WalletModule, CatalogModule],
 })
 export class RewardsModule {}

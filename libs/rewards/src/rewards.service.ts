@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { AuditLog, AuditOrigin } from '@app/audit';
 import { ApiError, newId, NotFoundError, pageWindow, ValidationError } from '@app/core';
 import { LedgerEntry, WalletLedger } from '@app/wallet';
 import type { RewardView } from './dto/reward.dto';
@@ -27,6 +28,7 @@ export class RewardsService {
     private readonly ledger: WalletLedger,
     private readonly writer: RewardWriter,
     private readonly jobs: RewardJobs,
+    private readonly audit: AuditLog,
   ) {}
 
   /** 404 for unknown ids and for other accounts' rewards alike. */
@@ -54,7 +56,7 @@ export class RewardsService {
    * lock while it calls the supplier, so a cancel that races it waits, then finds the reward
    * REDEEMED (422) or the card still PENDING: never both a card and a refund.
    */
-  async cancel(accountId: string, id: string): Promise<RewardView> {
+  async cancel(accountId: string, id: string, origin: AuditOrigin): Promise<RewardView> {
     await this.dataSource.transaction(async (manager) => {
       // Issuance holds the reward lock across the supplier call; wait for it, but not forever.
       await manager.query(`SET LOCAL lock_timeout = '10s'`);
@@ -99,6 +101,7 @@ export class RewardsService {
       await this.writer.recordTimeline(manager, [
         { event, webhook: { accountId, type: 'reward.canceled', data: rewardEventData(reward) } },
       ]);
+      await this.audit.record(manager, { accountId, origin, action: 'reward.canceled', targetType: 'reward', targetId: id, metadata: { type: reward.type, faceValueCents: reward.faceValueCents } });
     });
     return this.get(accountId, id);
   }

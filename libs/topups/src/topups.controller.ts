@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiErrorResponses } from '@app/core';
 import { CreateTopupDto, CreateTopupResponseDto, TopupListDto, TopupsQueryDto, toTopupDto } from './dto/topup.dto';
@@ -22,8 +23,12 @@ export class TopupsController {
       'Needs an API key with `write`: OAuth tokens can never fund a wallet (403).',
   })
   @ApiErrorResponses(400, 502)
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTopupDto): Promise<CreateTopupResponseDto> {
-    const { topup, checkoutUrl } = await this.topups.create(principal.accountId, body.amountCents);
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
+    @Body() body: CreateTopupDto,
+  ): Promise<CreateTopupResponseDto> {
+    const { topup, checkoutUrl } = await this.topups.create(principal.accountId, body.amountCents, origin);
     return { topup: toTopupDto(topup), checkoutUrl, paymentsMode: topup.provider };
   }
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
+import { AuditLog, AuditOrigin } from '@app/audit';
 import { ApiError, APP_CONFIG, AppConfig, newId, pageWindow, recordEvent } from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import { TopupEntity, TopupStatus } from './entities/topup.entity';
@@ -20,9 +21,10 @@ export class TopupsService {
     private readonly ledger: WalletLedger,
     private readonly stripe: StripeCheckout,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
-  async create(accountId: string, amountCents: number): Promise<{ topup: TopupEntity; checkoutUrl: string | null }> {
+  async create(accountId: string, amountCents: number, origin: AuditOrigin): Promise<{ topup: TopupEntity; checkoutUrl: string | null }> {
     const { currency } = await this.ledger.getWallet(accountId);
     const topup = this.topups.create({
       id: newId('tu'),
@@ -32,15 +34,28 @@ export class TopupsService {
       provider: this.config.paymentsMode,
       status: 'PENDING',
     });
+    const audited = (manager: EntityManager) =>
+      this.audit.record(manager, {
+        accountId,
+        origin,
+        action: 'topup.created',
+        targetType: 'topup',
+        targetId: topup.id,
+        metadata: { amountCents, currency, provider: topup.provider },
+      });
     if (this.config.paymentsMode === 'fake') {
       await this.dataSource.transaction(async (manager) => {
         await manager.insert(TopupEntity, topup);
         await this.settle(manager, topup);
+        await audited(manager);
       });
       return { topup: await this.topups.findOneByOrFail({ id: topup.id }), checkoutUrl: null };
     }
 
-    await this.topups.insert(topup);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(TopupEntity, topup);
+      await audited(manager);
+    });
     try {
       const session = await this.stripe.createSession(topup);
       await this.topups.update({ id: topup.id }, { checkoutSessionId: session.id, checkoutUrl: session.url });

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiErrorResponses } from '@app/core';
 import {
@@ -40,8 +41,12 @@ export class WebhookEndpointsController {
     description: 'The response carries the signing secret (`whsec_`); it is never shown again. Store it now.',
   })
   @ApiErrorResponses(400)
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretDto> {
-    const { endpoint, secret } = await this.endpoints.create(principal.accountId, body);
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
+    @Body() body: CreateWebhookEndpointDto,
+  ): Promise<WebhookEndpointWithSecretDto> {
+    const { endpoint, secret } = await this.endpoints.create(principal.accountId, body, origin);
     return { webhookEndpoint: toWebhookEndpointDto(endpoint), secret };
   }
 
@@ -85,8 +90,8 @@ export class WebhookEndpointsController {
   @RequireScope('webhooks:write')
   @ApiOperation({ operationId: 'deleteWebhookEndpoint', summary: 'Remove a webhook endpoint and its delivery history' })
   @ApiErrorResponses(404)
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
-    await this.endpoints.remove(principal.accountId, id);
+  async remove(@CurrentPrincipal() principal: Principal, @CurrentAuditOrigin() origin: AuditOrigin, @Param('id') id: string): Promise<void> {
+    await this.endpoints.remove(principal.accountId, id, origin);
   }
 
   @Post(':id/rotate-secret')
@@ -102,10 +107,11 @@ export class WebhookEndpointsController {
   @ApiErrorResponses(400, 404)
   async rotate(
     @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
     @Param('id') id: string,
     @Body() body: RotateWebhookSecretDto,
   ): Promise<WebhookEndpointWithSecretDto> {
-    const { endpoint, secret } = await this.endpoints.rotateSecret(principal.accountId, id, body.keepPreviousForSeconds ?? 0);
+    const { endpoint, secret } = await this.endpoints.rotateSecret(principal.accountId, id, body.keepPreviousForSeconds ?? 0, origin);
     return { webhookEndpoint: toWebhookEndpointDto(endpoint), secret };
   }
 

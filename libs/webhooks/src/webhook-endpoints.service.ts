@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
-import { BadRequestError, newId, newSecret, NotFoundError, pageWindow } from '@app/core';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { AuditLog, AuditOrigin } from '@app/audit';
+import { BadRequestError, newId, newSecret, NotFoundError, pageWindow, queryRows } from '@app/core';
 import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
@@ -15,19 +16,27 @@ export class WebhookEndpointsService {
     @InjectRepository(WebhookEndpointEntity) private readonly endpoints: Repository<WebhookEndpointEntity>,
     private readonly guard: WebhookTargetGuard,
     private readonly deliveries: WebhookDeliveriesService,
+    private readonly audit: AuditLog,
   ) {}
 
-  async create(accountId: string, input: CreateWebhookEndpointDto): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
+  async create(
+    accountId: string,
+    input: CreateWebhookEndpointDto,
+    origin: AuditOrigin,
+  ): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
     await this.assertTargetAllowed(input.url);
     const secret = newSecret('whsec');
     const id = newId('we');
-    await this.endpoints.insert({
-      id,
-      accountId,
-      url: input.url,
-      description: input.description ?? null,
-      events: input.events,
-      secret,
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(WebhookEndpointEntity, {
+        id,
+        accountId,
+        url: input.url,
+        description: input.description ?? null,
+        events: input.events,
+        secret,
+      });
+      await this.audited(manager, accountId, origin, 'webhook_endpoint.created', id, { url: input.url, events: input.events });
     });
     return { endpoint: await this.endpoints.findOneByOrFail({ id }), secret };
   }
@@ -69,15 +78,27 @@ export class WebhookEndpointsService {
     return this.get(accountId, id);
   }
 
-  async remove(accountId: string, id: string): Promise<void> {
-    const result = await this.endpoints.delete({ id, accountId });
-    if (!result.affected) throw new NotFoundError('Webhook endpoint');
+  async remove(accountId: string, id: string, origin: AuditOrigin): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const rows = await queryRows<{ url: string }>(manager, `DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 RETURNING url`, [
+        id,
+        accountId,
+      ]);
+      if (!rows.length) throw new NotFoundError('Webhook endpoint');
+      await this.audited(manager, accountId, origin, 'webhook_endpoint.deleted', id, { url: rows[0].url });
+    });
   }
 
   /** A new secret; the old one keeps signing (as a second signature) for `keepPreviousForSeconds`. */
-  async rotateSecret(accountId: string, id: string, keepPreviousForSeconds: number): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
+  async rotateSecret(
+    accountId: string,
+    id: string,
+    keepPreviousForSeconds: number,
+    origin: AuditOrigin,
+  ): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
     const secret = newSecret('whsec');
-    const [rows] = (await this.dataSource.query(
+    await this.dataSource.transaction(async (manager) => {
+      const [rows] = (await manager.query(
       `UPDATE webhook_endpoints
           SET previous_secret = CASE WHEN $3::int > 0 THEN secret END,
               previous_secret_expires_at = CASE WHEN $3::int > 0 THEN clock_timestamp() + make_interval(secs => $3::int) END,
@@ -85,9 +106,23 @@ export class WebhookEndpointsService {
         WHERE id = $1 AND account_id = $2
       RETURNING id`,
       [id, accountId, keepPreviousForSeconds, secret],
-    )) as [unknown[], number];
-    if (!rows.length) throw new NotFoundError('Webhook endpoint');
+      )) as [unknown[], number];
+      if (!rows.length) throw new NotFoundError('Webhook endpoint');
+      // Never the secrets themselves: the log is readable by more people than the secret should be.
+      await this.audited(manager, accountId, origin, 'webhook_endpoint.secret_rotated', id, { keepPreviousForSeconds });
+    });
     return { endpoint: await this.get(accountId, id), secret };
+  }
+
+  private audited(
+    manager: EntityManager,
+    accountId: string,
+    origin: AuditOrigin,
+    action: 'webhook_endpoint.created' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated',
+    endpointId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<void> {
+    return this.audit.record(manager, { accountId, origin, action, targetType: 'webhook_endpoint', targetId: endpointId, metadata });
   }
 
   private async assertTargetAllowed(url: string): Promise<void> {

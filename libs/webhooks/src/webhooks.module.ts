@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@app/audit';
 import { WebhookDeliveryQueueModule } from './delivery/webhook-delivery-queue.module';
 import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
@@ -15,6 +16,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
   imports: [
     TypeOrmModule.forFeature([WebhookEndpointEntity, WebhookDeliveryEntity, WebhookDeliveryAttemptEntity]),
     WebhookDeliveryQueueModule,
+    AuditModule,
   ],
   controllers: [WebhookEndpointsController],
   providers: [

@@ -1,0 +1,4 @@
+export * from './audit.module';
+export * from './audit-actor';
+export * from './audit-log.service';
+export * from './current-audit-origin.decorator';
