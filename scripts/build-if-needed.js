@@ -40,11 +40,11 @@ if (sources > built) {
 const dashboardShell = path.join(dashboard, 'dist', 'index.html');
 const dashboardSources = Math.max(
   newestMtime(path.join(dashboard, 'src'), /\.(ts|tsx|css)$/),
-  ...['index.html', 'vite.config.ts', 'tsconfig.json'].map((f) => fs.statSync(path.join(dashboard, f)).mtimeMs),
+  ...['index.html', 'vite.config.mts', 'tsconfig.json'].map((f) => fs.statSync(path.join(dashboard, f)).mtimeMs),
   fs.statSync(path.join(root, 'package-lock.json')).mtimeMs,
 );
 const dashboardBuilt = fs.existsSync(dashboardShell) ? fs.statSync(dashboardShell).mtimeMs : 0;
 if (dashboardSources > dashboardBuilt) {
   process.stderr.write('building the dashboard...\n');
-  execSync('npx vite build --config apps/dashboard/vite.config.ts --logLevel warn', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  execSync('npx vite build --config apps/dashboard/vite.config.mts --logLevel warn', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
 }
