@@ -7,9 +7,9 @@ import {
   hashSecret,
   NotFoundError,
   queryRows,
+  formatMoney,
   ValidationError,
 } from '@app/core';
-import { formatMoney } from '@app/mail';
 import {
   IssuedCardDto,
   RedemptionLinkEntity,

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CatalogBrandEntity, CatalogItemEntity, CatalogService } from '@app/catalog';
-import { ValidationError } from '@app/core';
-import { formatMoney } from '@app/mail';
+import { formatMoney, ValidationError } from '@app/core';
 import type { CreateRewardDto } from './dto/create-reward.dto';
 
 interface CurrencyCatalog {
