@@ -19,7 +19,7 @@ export interface RewardWork {
 /**
  * Enqueues work after the transaction that recorded it has committed. The job id is the row id,
  * so enqueueing twice (here and from the sweeper) makes one job. A failure here loses nothing:
- * the rows stay PENDING and RewardJobSweeper enqueues them again.
+ * the rows stay PENDING and RewardBackgroundJobs' sweeper enqueues them again.
  */
 @Injectable()
 export class RewardJobs {

@@ -12,7 +12,11 @@ import { RewardEntity } from './entities/reward.entity';
 import { RewardCatalog } from './reward-catalog';
 import { RewardJobs } from './reward-jobs';
 import { RewardSender } from './reward-sender.service';
-import { RewardWriter } from './reward-writer';
+import { RewardDrafts } from './reward-drafts';
+import { SendStatements } from './send-statements';
+import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
+import { RewardRepository } from './lifecycle/reward.repository';
+import { RewardTimeline } from './lifecycle/reward-timeline';
 import { RewardsController } from './rewards.controller';
 import { RewardsService } from './rewards.service';
 
@@ -25,7 +29,7 @@ import { RewardsService } from './rewards.service';
     CatalogModule,
   ],
   controllers: [RewardsController],
-  providers: [RewardSender, RewardsService, RewardCatalog, RewardWriter, RewardJobs],
-  exports: [RewardsService, RewardWriter, RewardJobs, RewardCatalog, WalletModule, CatalogModule],
+  providers: [RewardSender, RewardsService, RewardCatalog, RewardDrafts, SendStatements, RewardRepository, RewardTimeline, RewardLifecycle, RewardJobs],
+  exports: [RewardsService, RewardLifecycle, RewardJobs, RewardCatalog, WalletModule, CatalogModule],
 })
 export class RewardsModule {}
