@@ -67,17 +67,10 @@ export class WalletLedger {
   }
 
   /**
-   * Holds funds for many rewards in one statement (bulk sends). The caller has checked, under
-   * `lockForUpdate`, that the wallet covers the total; the balance constraint still has the last word.
+   * Holds funds for many rewards as a part of a larger statement (bulk sends; see `holdIn`). The
+   * caller has checked, under `lockForUpdate`, that the wallet covers the total; the balance
+   * constraint still has the last word.
    */
-  async holdMany(manager: EntityManager, accountId: string, entries: Omit<LedgerEntry, 'accountId'>[]): Promise<void> {
-    if (entries.length === 0) return;
-    const statement = new Statement();
-    this.holdManyIn(statement, accountId, entries);
-    await this.run(manager, statement);
-  }
-
-  /** The same as a part of a larger statement (see `holdIn`). */
   holdManyIn(statement: Statement, accountId: string, entries: Omit<LedgerEntry, 'accountId'>[], options: { onlyIf?: Condition } = {}): Cte {
     return this.insertIn(statement, 'HOLD', accountId, entries, { onlyIf: options.onlyIf, once: 'fail' });
   }

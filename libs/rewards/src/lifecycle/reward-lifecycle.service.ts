@@ -180,7 +180,7 @@ export class RewardLifecycle {
     return statement;
   }
 
-  /** The pick rules, checked against the synced catalog in the reward's currency (docs/redemption.md). */
+  /** The pick rules, checked against the synced catalog in the reward's currency (docs/rewards.md). */
   private async checkedPick(
     reward: RewardEntity,
     input: { utid: string; amountCents: number },
