@@ -20,6 +20,14 @@ describe('Statement', () => {
     expect(statement.params).toEqual([JSON.stringify([{ id: 'a' }])]);
   });
 
+  it('takes conditions only as values built from handles, never as SQL text (checked by the compiler)', () => {
+    const statement = new Statement();
+    // @ts-expect-error a condition cannot be written as text, so it cannot name a CTE that is not there
+    expect(() => statement.insertRows('rows', 'things', [{ id: 'a' }], { onlyIf: 'EXISTS (SELECT 1 FROM clam)' })).toThrow();
+    // @ts-expect-error nor can a CTE name be passed where a handle is expected
+    expect(() => Condition.exists('claim')).toThrow();
+  });
+
   it("refuses a condition on another statement's part", () => {
     const other = new Statement().with('fresh', 'SELECT 1');
     expect(() => new Statement().insertRows('rows', 'things', [{ id: 'a' }], { onlyIf: Condition.exists(other) })).toThrow(

@@ -36,6 +36,7 @@ export class Condition {
 
   /** True when `cte` produced at least one row (a claim won, a check passed). */
   static exists(cte: Cte): Condition {
+    if (!(cte instanceof Cte)) throw new TypeError('a condition reads a CTE through the handle Statement.with returned');
     return new Condition(`EXISTS (SELECT 1 FROM ${cte.name})`, [cte]);
   }
 
@@ -113,6 +114,7 @@ export class Statement {
    * hand. A condition on another statement's CTE is refused.
    */
   condition(onlyIf: Condition = Condition.always): string {
+    if (!(onlyIf instanceof Condition)) throw new TypeError('a condition is built from CTE handles (Condition.exists), not written as SQL');
     const foreign = onlyIf.reads.find((cte) => cte.statement !== this);
     if (foreign) throw new Error(`condition on ${foreign.name}, which is not a part of this statement`);
     return onlyIf.sql;
