@@ -113,6 +113,16 @@ if (process.argv[2] === '--render') {
   renderFrom(process.argv[3]);
   require('node:fs').rmSync(TMP, { recursive: true, force: true });
 } else {
+  // Interrupted while the service is paused: continue it, or it would stay frozen after the bench is gone.
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      if (ctx.service) {
+        ctx.service.resume();
+        ctx.service.child.kill('SIGTERM');
+      }
+      process.exit(1);
+    });
+  }
   main().catch(async (error) => {
     log(`FAILED: ${error.stack || error}`);
     try {
