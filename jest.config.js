@@ -4,7 +4,7 @@ const swaggerPlugin = { path: '<rootDir>/test/support/swagger-plugin-transformer
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/libs/**/*.spec.ts'],
+  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/bench/**/*.spec.js'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', astTransformers: { before: [swaggerPlugin] } }],

@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
 import { GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierError } from '@app/catalog';
-import { WalletLedger } from '@app/wallet';
-import { CardIssuanceService, RewardWriter } from '@app/rewards';
+import { CardIssuanceService, RewardLifecycle } from '@app/rewards';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually, spawnBuilt } from '../support/processes';
 import { catalogPicks, fixedReward, fund } from '../support/rewards';
@@ -53,7 +52,7 @@ describe('card issuance survives a dying worker', () => {
           throw new Error('worker died after the supplier answered'); // transient: the transaction rolls back
         },
       };
-      const crashing = new CardIssuanceService(dataSource, dying, worker.app.get(WalletLedger), worker.app.get(RewardWriter));
+      const crashing = new CardIssuanceService(dataSource, dying, worker.app.get(RewardLifecycle));
       await expect(crashing.issue(cardId)).rejects.toThrow('worker died');
       expect((await capturesPerCard(dataSource, m.accountId))[0]).toMatchObject({ status: 'PENDING', captures: 0 });
 
@@ -85,7 +84,7 @@ describe('card issuance survives a dying worker', () => {
       const cardId = created.issuedCards[0].id;
       const real = worker.app.get<GiftCardSupplier>(GIFT_CARD_SUPPLIER);
       const timingOut: GiftCardSupplier = { ...real, issueCard: async () => Promise.reject(new SupplierError('timeout after 30 s', false)) };
-      const issuance = new CardIssuanceService(dataSource, timingOut, worker.app.get(WalletLedger), worker.app.get(RewardWriter));
+      const issuance = new CardIssuanceService(dataSource, timingOut, worker.app.get(RewardLifecycle));
       for (let attempt = 0; attempt < 10; attempt++) await expect(issuance.issue(cardId)).rejects.toThrow('timeout');
       const still = (await api.api.as(m.key).get(`/v1/rewards/${created.id}`)).body.reward;
       expect([still.status, still.issuedCards[0].status]).toEqual(['SENT', 'PENDING']);

@@ -1,3 +1,5 @@
+import { formatMoney } from '@app/core';
+
 export interface RewardEmailInput {
   senderName: string;
   logoUrl: string | null;
@@ -14,10 +16,6 @@ export interface RewardEmailInput {
 }
 
 const DEFAULT_COLOR = '#1A73E8';
-
-export function formatMoney(cents: number, currency: string): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);
-}
 
 function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

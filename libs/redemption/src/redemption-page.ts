@@ -1,4 +1,4 @@
-import { formatMoney } from '@app/mail';
+import { formatMoney } from '@app/core';
 import type { IssuedCardDto } from '@app/rewards';
 import { code128Svg } from './code128';
 import type { PickableBrandView, PickableItemView, RedemptionStateView } from './dto/redemption.dto';

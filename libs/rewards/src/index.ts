@@ -1,14 +1,15 @@
+// What other modules may use of rewards. Entities, the repository and the send's internals stay
+// inside: every change of a reward's state goes through RewardLifecycle.
 export * from './rewards.module';
 export * from './rewards-worker.module';
-export * from './rewards.service';
-export * from './reward-writer';
-export * from './reward-jobs';
-export * from './card-issuance.service';
-export * from './reward-background.jobs';
-export * from './entities/reward.entity';
-export * from './entities/reward-card.entity';
-export * from './entities/reward-event.entity';
-export * from './entities/redemption-link.entity';
-export * from './entities/mail-job.entity';
-export * from './dto/reward.dto';
-export * from './reward-catalog';
+export { RewardsService } from './rewards.service';
+export type { RewardStats } from './rewards.service';
+export { RewardJobs, RewardJobsModule } from './reward-jobs';
+export type { RewardWork } from './reward-jobs';
+export { CardIssuanceService } from './card-issuance.service';
+export type { IssuanceOutcome } from './card-issuance.service';
+export { RewardBackgroundJobs } from './reward-background.jobs';
+export { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
+export type { PickOutcome, RedeemableReward } from './lifecycle/reward-lifecycle.service';
+export { RewardCatalog, valueRuleOf } from './reward-catalog';
+export type { IssuedCardDto } from './dto/reward.dto';

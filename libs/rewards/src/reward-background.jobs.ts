@@ -2,10 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/core';
-import { WalletLedger } from '@app/wallet';
-import { OPEN_REWARD_STATUSES, RewardEntity } from './entities/reward.entity';
+import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { RewardJobs } from './reward-jobs';
-import { rewardEventData, RewardWriter } from './reward-writer';
 
 const SWEEP_EVERY_MS = 5_000;
 /** Work older than this with no job is assumed orphaned (the process died before enqueueing). */
@@ -22,8 +20,7 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly ledger: WalletLedger,
-    private readonly writer: RewardWriter,
+    private readonly lifecycle: RewardLifecycle,
     private readonly jobs: RewardJobs,
     private readonly scheduler: SchedulerRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -40,53 +37,9 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
     }
   }
 
-  /**
-   * Expires due rewards in batches. `FOR UPDATE SKIP LOCKED` lets several workers share the work
-   * without expiring one reward twice (and the ledger's once-per-reward release would refuse it).
-   */
-  async expireDue(batchSize = 100): Promise<number> {
-    let expired = 0;
-    for (;;) {
-      const count = await this.dataSource.transaction(async (manager) => {
-        const due: RewardEntity[] = await manager
-          .getRepository(RewardEntity)
-          .createQueryBuilder('r')
-          .setLock('pessimistic_write')
-          .setOnLocked('skip_locked')
-          // Only rewards with value left expire (docs/rewards.md, Expiry); one whose value is all in pending cards
-          // is REDEEMED when they issue, or gets value back (and expires) if one fails.
-          .where('r.expires_at <= now() AND r.status IN (:...open) AND r.remaining_value_cents > 0', { open: OPEN_REWARD_STATUSES })
-          .orderBy('r.expires_at')
-          .limit(batchSize)
-          .getMany();
-        // Wallets are locked in account order, so two sweepers can never wait on each other.
-        due.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
-        for (const reward of due) {
-          const released = await this.ledger.release(manager, {
-            accountId: reward.accountId,
-            amountCents: reward.remainingValueCents,
-            relatedType: 'reward',
-            relatedId: reward.id,
-            description: `Reward ${reward.id} expired`,
-          });
-          if (!released) throw new Error(`reward ${reward.id} was already released while open`);
-          reward.status = 'EXPIRED';
-          reward.remainingValueCents = 0;
-        }
-        if (due.length === 0) return 0;
-        await manager.update(RewardEntity, due.map((r) => r.id), { status: 'EXPIRED', remainingValueCents: 0 });
-        await this.writer.recordTimeline(
-          manager,
-          due.map((reward) => ({
-            event: RewardWriter.event(reward.id, 'reward.expired'),
-            webhook: { accountId: reward.accountId, type: 'reward.expired' as const, data: rewardEventData(reward) },
-          })),
-        );
-        return due.length;
-      });
-      expired += count;
-      if (count < batchSize) return expired;
-    }
+  /** Expires due rewards (RewardLifecycle.expireDue); several workers may run it at once. */
+  expireDue(batchSize = 100): Promise<number> {
+    return this.lifecycle.expireDue(batchSize);
   }
 
   async enqueueOrphans(): Promise<void> {

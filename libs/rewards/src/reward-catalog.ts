@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CatalogBrandEntity, CatalogItemEntity, CatalogRulesService, CatalogService, rulesAllow } from '@app/catalog';
-import { ValidationError } from '@app/core';
-import { formatMoney } from '@app/mail';
+import { centsOf, formatMoney, ValidationError } from '@app/core';
 import type { CreateRewardDto } from './dto/create-reward.dto';
 
 interface CurrencyCatalog {
@@ -18,7 +17,23 @@ export interface CheckedReward {
   item: { utid: string; rewardName: string; brandKey: string; brandName: string; brandImageUrl: string | null } | null;
 }
 
-const cents = (major: number) => Math.round(major * 100);
+/** The values an item can be bought at: exactly its face value, or any amount in its range. */
+export type ValueRule = { kind: 'face'; cents: number } | { kind: 'range'; minCents: number; maxCents: number };
+
+export function valueRuleOf(item: Pick<CatalogItemEntity, 'valueType' | 'faceValue' | 'minValue' | 'maxValue'>): ValueRule {
+  return item.valueType === 'FIXED_VALUE'
+    ? { kind: 'face', cents: centsOf(item.faceValue) }
+    : { kind: 'range', minCents: centsOf(item.minValue), maxCents: centsOf(item.maxValue) };
+}
+
+export function allowsValue(rule: ValueRule, amountCents: number): boolean {
+  return rule.kind === 'face' ? amountCents === rule.cents : amountCents >= rule.minCents && amountCents <= rule.maxCents;
+}
+
+/** The cheapest amount an item can be bought at. */
+function cheapestOf(rule: ValueRule): number {
+  return rule.kind === 'face' ? rule.cents : rule.minCents;
+}
 
 /**
  * Checks reward requests against the synced catalog (422 when they cannot be fulfilled). The
@@ -48,7 +63,7 @@ export class RewardCatalog {
     for (const { brand, items } of listings) {
       for (const item of items) {
         loaded.items.set(item.utid, { item, brand });
-        const min = cents((item.valueType === 'FIXED_VALUE' ? item.faceValue : item.minValue) ?? 0);
+        const min = cheapestOf(valueRuleOf(item));
         loaded.minCentsByBrand.set(brand.brandKey, Math.min(loaded.minCentsByBrand.get(brand.brandKey) ?? Infinity, min));
       }
     }
@@ -97,12 +112,12 @@ export class RewardCatalog {
       }
       const { item, brand } = found;
       if (!rulesAllow(rules, brand.brandKey)) throw new ValidationError(`The account's catalog rules do not allow ${brand.name} (${brand.brandKey}).`);
-      if (item.valueType === 'FIXED_VALUE' && dto.valueCents !== cents(item.faceValue!)) {
-        throw new ValidationError(`Item ${item.utid} has a face value of ${formatMoney(cents(item.faceValue!), currency)}; valueCents must be ${cents(item.faceValue!)}.`);
-      }
-      if (item.valueType === 'VARIABLE_VALUE' && (dto.valueCents < cents(item.minValue!) || dto.valueCents > cents(item.maxValue!))) {
+      const rule = valueRuleOf(item);
+      if (!allowsValue(rule, dto.valueCents)) {
         throw new ValidationError(
-          `Item ${item.utid} takes ${cents(item.minValue!)} to ${cents(item.maxValue!)} cents; ${dto.valueCents} is outside that range.`,
+          rule.kind === 'face'
+            ? `Item ${item.utid} has a face value of ${formatMoney(rule.cents, currency)}; valueCents must be ${rule.cents}.`
+            : `Item ${item.utid} takes ${rule.minCents} to ${rule.maxCents} cents; ${dto.valueCents} is outside that range.`,
         );
       }
       return {

@@ -26,7 +26,8 @@ export abstract class RewardJobs {
 
 /**
  * Enqueues in Bull from this process. The job id is the row id, so enqueueing twice (here and from
- * the sweeper) makes one job.
+ * the sweeper) makes one job. A failure here loses nothing: the rows stay PENDING and
+ * RewardBackgroundJobs' sweeper enqueues them again.
  */
 @Injectable()
 export class QueueRewardJobs extends RewardJobs {

@@ -5,11 +5,9 @@ import {
   ApiError,
   BadRequestError,
   claimIdempotencyKey,
-  claimIdempotencyKeyIn,
   findStoredResponse,
   fingerprint,
   InsufficientFundsError,
-  Statement,
   storedResponse,
 } from '@app/core';
 import { WalletLedger } from '@app/wallet';
@@ -18,7 +16,8 @@ import { BulkResponseDto, BulkResultDto, CreateRewardResponseDto, DryRunRewardRe
 import { CheckedReward, RewardCatalog } from './reward-catalog';
 import { RewardJobs } from './reward-jobs';
 import { crossFieldIssues, parseRewardRequest, sourceOf } from './reward-request';
-import { RewardWriter, WrittenReward } from './reward-writer';
+import { RewardDrafts, WrittenReward, writtenRewards } from './reward-drafts';
+import { SendStatements } from './send-statements';
 
 export interface SendOutcome<T> {
   status: number;
@@ -38,7 +37,8 @@ export class RewardSender {
     private readonly dataSource: DataSource,
     private readonly ledger: WalletLedger,
     private readonly catalog: RewardCatalog,
-    private readonly writer: RewardWriter,
+    private readonly drafts: RewardDrafts,
+    private readonly statements: SendStatements,
     private readonly jobs: RewardJobs,
   ) {}
 
@@ -77,39 +77,18 @@ export class RewardSender {
         if (stored) return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
         throw error;
       }
-      const prepared = this.writer.prepare({ accountId: principal.accountId, currency, source: sourceOf(principal, false), checked: [checked] });
-      const [written] = RewardWriter.written(prepared);
+      const prepared = this.drafts.prepare({ accountId: principal.accountId, currency, source: sourceOf(principal, false), checked: [checked] });
+      const [written] = writtenRewards(prepared);
       const body: CreateRewardResponseDto = { reward: toRewardDto(written.view), redemptionUrl: written.redemptionUrl };
 
-      // One statement, so one implicit transaction and one round trip: nothing is written unless the
-      // catalog checked against is still current and the key (if any) is this request's; the hold
-      // goes last, and too little money fails the statement as a whole. The wallet row is locked only
-      // while PostgreSQL runs it, never across a round trip.
-      const statement = new Statement();
-      statement.with('fresh_catalog', `SELECT 1 FROM catalog_state WHERE id = 1 AND revision = ${statement.param(catalog.revision)}`);
-      let go = 'EXISTS (SELECT 1 FROM fresh_catalog)';
-      if (idempotency) {
-        claimIdempotencyKeyIn(statement, 'claim', idempotency, { status: 201, body }, go);
-        go = 'EXISTS (SELECT 1 FROM claim)';
-      }
-      this.writer.writeIn(statement, prepared, go);
-      this.ledger.holdIn(
-        statement,
-        'hold',
-        {
-          accountId: principal.accountId,
-          amountCents: dto.valueCents,
-          relatedType: 'reward',
-          relatedId: written.view.reward.id,
-          description: `Reward ${written.view.reward.id}`,
-        },
-        go,
-      );
-      const [outcome] = (await this.dataSource
-        .query(statement.text(`SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, ${go} AS done`), statement.params)
-        .catch((error: unknown) => {
-          throw this.ledger.insufficientFundsOr(error);
-        })) as { fresh: boolean; done: boolean }[];
+      const { sql, params } = this.statements.single({
+        prepared,
+        catalogRevision: catalog.revision,
+        idempotency: idempotency && { input: idempotency, response: { status: 201, body } },
+      });
+      const [outcome] = (await this.dataSource.query(sql, params).catch((error: unknown) => {
+        throw this.ledger.insufficientFundsOr(error);
+      })) as { fresh: boolean; done: boolean }[];
 
       if (outcome.done) {
         await this.enqueue([written]);
@@ -173,22 +152,17 @@ export class RewardSender {
 
       let written: WrittenReward[] = [];
       if (!options.dryRun && accepted.length > 0) {
-        written = await this.writer.write(manager, {
+        const prepared = this.drafts.prepare({
           accountId: principal.accountId,
           currency,
           source: sourceOf(principal, true),
           checked: accepted.map((a) => a.checked),
         });
-        await this.ledger.holdMany(
-          manager,
-          principal.accountId,
-          written.map((w) => ({
-            amountCents: w.view.reward.faceValueCents,
-            relatedType: 'reward' as const,
-            relatedId: w.view.reward.id,
-            description: `Reward ${w.view.reward.id}`,
-          })),
-        );
+        const { sql, params } = this.statements.bulk(prepared);
+        await manager.query(sql, params).catch((error: unknown) => {
+          throw this.ledger.insufficientFundsOr(error);
+        });
+        written = writtenRewards(prepared);
         accepted.forEach((a, i) => (results[a.index].rewardId = written[i].view.reward.id));
       }
       const sent = results.filter((r) => r.ok).length;

@@ -10,7 +10,11 @@ import { RewardEventEntity } from './entities/reward-event.entity';
 import { RewardEntity } from './entities/reward.entity';
 import { RewardCatalog } from './reward-catalog';
 import { RewardSender } from './reward-sender.service';
-import { RewardWriter } from './reward-writer';
+import { RewardDrafts } from './reward-drafts';
+import { SendStatements } from './send-statements';
+import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
+import { RewardRepository } from './lifecycle/reward.repository';
+import { RewardTimeline } from './lifecycle/reward-timeline';
 import { RewardsController } from './rewards.controller';
 import { RewardsService } from './rewards.service';
 
@@ -26,7 +30,7 @@ import { RewardsService } from './rewards.service';
     AuditModule,
   ],
   controllers: [RewardsController],
-  providers: [RewardSender, RewardsService, RewardCatalog, RewardWriter],
-  exports: [RewardsService, RewardWriter, RewardCatalog, WalletModule, CatalogModule],
+  providers: [RewardSender, RewardsService, RewardCatalog, RewardDrafts, SendStatements, RewardRepository, RewardTimeline, RewardLifecycle],
+  exports: [RewardsService, RewardLifecycle, RewardCatalog, WalletModule, CatalogModule],
 })
 export class RewardsModule {}

@@ -2,10 +2,17 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { AuditLog, AuditOrigin } from '@app/audit';
-import { ApiError, APP_CONFIG, AppConfig, newId, pageWindow, recordEvent } from '@app/core';
+import { APP_CONFIG, AppConfig, newId, pageWindow, recordEvent, UpstreamUnavailableError } from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import { TopupEntity, TopupStatus } from './entities/topup.entity';
 import { CheckoutEvent, StripeCheckout } from './payments/stripe-checkout';
+
+/** Stripe could not start a checkout: the top-up is FAILED and nothing was charged. */
+export class PaymentProviderUnavailableError extends UpstreamUnavailableError {
+  constructor() {
+    super('The payment provider could not be reached; nothing was charged. Retry later.');
+  }
+}
 
 /**
  * Funding the wallet. Fake mode settles inside the create call; Stripe mode settles when Checkout
@@ -63,7 +70,7 @@ export class TopupsService {
     } catch (error) {
       this.logger.error({ err: error, topupId: topup.id }, 'creating the Stripe checkout session failed');
       await this.topups.update({ id: topup.id, status: 'PENDING' }, { status: 'FAILED', completedAt: () => 'clock_timestamp()' });
-      throw new ApiError(502, 'internal', 'The payment provider could not be reached; nothing was charged. Retry later.');
+      throw new PaymentProviderUnavailableError();
     }
   }
 

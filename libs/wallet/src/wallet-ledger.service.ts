@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, QueryFailedError, Repository } from 'typeorm';
-import { InsufficientFundsError, newId, NotFoundError, pageWindow, Statement } from '@app/core';
+import { Condition, Cte, InsufficientFundsError, newId, NotFoundError, pageWindow, Statement } from '@app/core';
 import { WalletTransactionEntity, WalletRelatedType, WalletTransactionKind } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
 
@@ -43,30 +43,17 @@ export class WalletLedger {
    */
   async hold(manager: EntityManager, entry: LedgerEntry): Promise<void> {
     const statement = new Statement();
-    this.holdIn(statement, 'hold', entry);
-    try {
-      await manager.query(statement.text('SELECT 1'), statement.params);
-    } catch (error) {
-      throw this.insufficientFundsOr(error);
-    }
+    this.holdIn(statement, entry);
+    await this.run(manager, statement);
   }
 
   /**
-   * The hold as part of a larger statement that commits as one: adds CTE `name` holding the funds
-   * when `onlyIf` holds. Too little available makes the balance check fail the whole statement;
-   * pass its error through `insufficientFundsOr`.
+   * The hold as part of a larger statement that commits as one: adds a CTE holding the funds when
+   * `onlyIf` holds. Too little available makes the balance check fail the whole statement; pass
+   * its error through `insufficientFundsOr`.
    */
-  holdIn(statement: Statement, name: string, entry: LedgerEntry, onlyIf = 'true'): void {
-    positiveCents(entry.amountCents);
-    const amount = statement.param(entry.amountCents);
-    statement.with(
-      name,
-      `INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT ${statement.param(newId('wtx'))}, ${statement.param(entry.accountId)}, 'HOLD', -${amount}::bigint, ${amount}::bigint,
-              ${statement.param(entry.description ?? '')}, ${statement.param(entry.relatedType)}, ${statement.param(entry.relatedId)}
-        WHERE ${onlyIf}`,
-    );
+  holdIn(statement: Statement, entry: LedgerEntry, options: { onlyIf?: Condition } = {}): Cte {
+    return this.insertIn(statement, 'HOLD', entry.accountId, [entry], { onlyIf: options.onlyIf, once: 'fail' });
   }
 
   /** The wallet's currency, from memory after the first read. */
@@ -80,30 +67,12 @@ export class WalletLedger {
   }
 
   /**
-   * Holds funds for many rewards in one statement (bulk sends). The caller has checked, under
-   * `lockForUpdate`, that the wallet covers the total; the balance constraint still has the last word.
+   * Holds funds for many rewards as a part of a larger statement (bulk sends; see `holdIn`). The
+   * caller has checked, under `lockForUpdate`, that the wallet covers the total; the balance
+   * constraint still has the last word.
    */
-  async holdMany(manager: EntityManager, accountId: string, entries: Omit<LedgerEntry, 'accountId'>[]): Promise<void> {
-    if (entries.length === 0) return;
-    try {
-      await manager.query(
-        `INSERT INTO wallet_transactions
-           (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-         SELECT e.id, $1, 'HOLD', -e.amount, e.amount, e.description, e.related_type, e.related_id
-           FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
-                AS e (id, amount, description, related_type, related_id)`,
-        [
-          accountId,
-          entries.map(() => newId('wtx')),
-          entries.map((e) => e.amountCents),
-          entries.map((e) => e.description ?? ''),
-          entries.map((e) => e.relatedType),
-          entries.map((e) => e.relatedId),
-        ],
-      );
-    } catch (error) {
-      throw this.insufficientFundsOr(error);
-    }
+  holdManyIn(statement: Statement, accountId: string, entries: Omit<LedgerEntry, 'accountId'>[], options: { onlyIf?: Condition } = {}): Cte {
+    return this.insertIn(statement, 'HOLD', accountId, entries, { onlyIf: options.onlyIf, once: 'fail' });
   }
 
   /** Locks the wallet row until the caller's transaction ends and returns its balances. */
@@ -150,34 +119,53 @@ export class WalletLedger {
     return { items, total };
   }
 
-  private async write(
-    manager: EntityManager,
+  /** A movement that happens once per thing it concerns: false when it already has. */
+  private async write(manager: EntityManager, kind: WalletTransactionKind, entry: LedgerEntry): Promise<boolean> {
+    const statement = new Statement();
+    const written = this.insertIn(statement, kind, entry.accountId, [entry], { once: 'skip' });
+    const [{ count }] = await this.run<{ count: number }>(manager, statement, `SELECT count(*)::int AS count FROM ${written}`);
+    return count > 0;
+  }
+
+  /**
+   * The one INSERT of ledger rows, of one kind and one wallet, however many: the trigger applies
+   * each to the wallet. Each kind moves money once per related row (a unique key): a repeat either
+   * fails the statement (`once: 'fail'`, holds, whose repeat would be a bug) or inserts nothing
+   * (`once: 'skip'`, the others, which jobs may run twice). Rows go in only if the wallet exists.
+   */
+  private insertIn(
+    statement: Statement,
     kind: WalletTransactionKind,
-    entry: LedgerEntry,
-  ): Promise<boolean> {
-    positiveCents(entry.amountCents);
+    accountId: string,
+    entries: Omit<LedgerEntry, 'accountId'>[],
+    options: { onlyIf?: Condition; once: 'fail' | 'skip' },
+  ): Cte {
+    if (entries.length === 0) throw new Error('no ledger entries to write');
+    entries.forEach((entry) => positiveCents(entry.amountCents));
     const [available, reserved] = DELTAS[kind];
+    return statement.with(
+      'ledger',
+      `INSERT INTO wallet_transactions
+         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, w.account_id, ${statement.param(kind)}, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM wallets w,
+              unnest(${statement.param(entries.map(() => newId('wtx')))}::text[],
+                     ${statement.param(entries.map((e) => available * e.amountCents))}::bigint[],
+                     ${statement.param(entries.map((e) => reserved * e.amountCents))}::bigint[],
+                     ${statement.param(entries.map((e) => e.description ?? ''))}::text[],
+                     ${statement.param(entries.map((e) => e.relatedType))}::text[],
+                     ${statement.param(entries.map((e) => e.relatedId))}::text[])
+                AS e (id, available, reserved, description, related_type, related_id)
+        WHERE w.account_id = ${statement.param(accountId)} AND ${statement.condition(options.onlyIf)}${
+          options.once === 'skip' ? '\n       ON CONFLICT (kind, related_type, related_id) DO NOTHING' : ''
+        }
+       RETURNING id`,
+    );
+  }
+
+  private async run<T = unknown>(manager: EntityManager, statement: Statement, select = 'SELECT 1'): Promise<T[]> {
     try {
-      const rows: unknown[] = await manager.query(
-        `INSERT INTO wallet_transactions
-           (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-         SELECT $1, account_id, $3, $4::bigint, $5::bigint, $6, $7, $8
-           FROM wallets
-          WHERE account_id = $2
-         ON CONFLICT (kind, related_type, related_id) DO NOTHING
-         RETURNING id`,
-        [
-          newId('wtx'),
-          entry.accountId,
-          kind,
-          available * entry.amountCents,
-          reserved * entry.amountCents,
-          entry.description ?? '',
-          entry.relatedType,
-          entry.relatedId,
-        ],
-      );
-      return rows.length > 0;
+      return (await manager.query(statement.text(select), statement.params)) as T[];
     } catch (error) {
       throw this.insufficientFundsOr(error);
     }

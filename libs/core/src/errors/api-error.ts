@@ -73,6 +73,20 @@ export class RateLimitedError extends ApiError {
   }
 }
 
+/** 502: a service this one depends on could not be reached; nothing was done. */
+export class UpstreamUnavailableError extends ApiError {
+  constructor(message: string) {
+    super(502, 'internal', message);
+  }
+}
+
+/** 503: the request may well succeed if retried shortly (something it needs is busy). */
+export class UnavailableError extends ApiError {
+  constructor(message: string) {
+    super(503, 'internal', message);
+  }
+}
+
 function describeIssues(issues: FieldIssue[]): string {
   if (issues.length === 0) return 'Malformed request.';
   return `Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { Statement } from '../database/statement';
+import type { Condition, Cte, Statement } from '../database/statement';
 import { BadRequestError, ValidationError } from '../errors/api-error';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 100;
@@ -92,25 +92,24 @@ export interface IdempotencyInput {
 
 /**
  * The claim as part of a larger statement that commits as one, with the response already known:
- * adds CTE `name`, which inserts the key with its (sealed) response when `onlyIf` holds and
+ * adds a CTE, which inserts the key with its (sealed) response when `onlyIf` holds and
  * returns a row only if this request claimed the key. Like `claimIdempotencyKey`, a concurrent
  * request with the same key waits on the row; when the statement claimed nothing, read the
  * earlier response with `storedResponse`.
  */
 export function claimIdempotencyKeyIn(
   statement: Statement,
-  name: string,
   input: IdempotencyInput,
   response: StoredResponse,
-  onlyIf = 'true',
-): void {
-  statement.with(
-    name,
+  options: { onlyIf?: Condition } = {},
+): Cte {
+  return statement.with(
+    'claim',
     `INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash, response_status, response_body)
      SELECT ${statement.param(input.scope)}, ${statement.param(hashOf(input))}, ${statement.param(input.operation)},
             ${statement.param(input.requestHash)}, ${statement.param(response.status)}::integer,
             ${statement.param(seal(input.key, JSON.stringify(response.body)))}
-      WHERE ${onlyIf}
+      WHERE ${statement.condition(options.onlyIf)}
      ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash`,
   );
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { Statement } from '../database/statement';
+import { Condition, Cte, Statement } from '../database/statement';
 import { newId } from '../ids/ids';
 import type { EventType } from './outbox-event.entity';
 
@@ -19,25 +19,29 @@ export interface NewEvent {
 export async function recordEvents(manager: EntityManager, events: NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
   const statement = new Statement();
-  const ids = recordEventsIn(statement, 'outbox_events', events);
+  const { ids } = recordEventsIn(statement, events);
   await manager.query(statement.text('SELECT 1'), statement.params);
   return ids;
 }
 
 /**
- * The same as a part of a larger statement (which commits as one): adds CTE `name` inserting the
- * events when `onlyIf` (an SQL condition) holds, and returns their ids.
+ * The same as a part of a larger statement (which commits as one): adds a CTE inserting the
+ * events when `onlyIf` holds, and returns it with the events' ids.
  */
-export function recordEventsIn(statement: Statement, name: string, events: NewEvent[], onlyIf = 'true'): string[] {
+export function recordEventsIn(
+  statement: Statement,
+  events: NewEvent[],
+  options: { onlyIf?: Condition } = {},
+): { cte: Cte; ids: string[] } {
   const ids = events.map((event) => event.id ?? newId('evt'));
-  statement.with(
-    name,
+  const cte = statement.with(
+    'new_outbox_events',
     `INSERT INTO events (id, account_id, type, data)
      SELECT * FROM unnest(${statement.param(ids)}::text[], ${statement.param(events.map((e) => e.accountId))}::text[],
                           ${statement.param(events.map((e) => e.type))}::text[], ${statement.param(events.map((e) => JSON.stringify(e.data)))}::jsonb[])
-      WHERE ${onlyIf}`,
+      WHERE ${statement.condition(options.onlyIf)}`,
   );
-  return ids;
+  return { cte, ids };
 }
 
 export async function recordEvent(manager: EntityManager, event: NewEvent): Promise<string> {

@@ -17,9 +17,9 @@ export interface MailJob {
 /**
  * "Send the due deliveries of this endpoint now." A job for one delivery's attempt (a retry, a ping,
  * a manual retry) also names it, and its job id is `<deliveryId>.<attempt>` so a re-enqueue of the
- * same attempt is a no-op. Jobs queued before endpointId existed carry only deliveryId.
+ * same attempt is a no-op.
  */
 export interface WebhookDeliveryJob {
-  endpointId?: string;
+  endpointId: string;
   deliveryId?: string;
 }

@@ -1,7 +1,6 @@
 import { Process, Processor } from '@nestjs/bull';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bull';
-import { DataSource } from 'typeorm';
 import { WEBHOOK_DELIVERY_QUEUE, WebhookDeliveryJob } from '@app/core';
 import { WebhookDeliverer } from './webhook-deliverer';
 
@@ -14,28 +13,17 @@ import { WebhookDeliverer } from './webhook-deliverer';
 export class WebhookDeliveryProcessor {
   private readonly logger = new Logger(WebhookDeliveryProcessor.name);
 
-  constructor(
-    private readonly deliverer: WebhookDeliverer,
-    private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly deliverer: WebhookDeliverer) {}
 
   @Process({ concurrency: 16 })
   async deliver(job: Job<WebhookDeliveryJob>): Promise<void> {
     try {
-      const endpointId = job.data.endpointId ?? (await this.endpointOf(job.data.deliveryId));
       // Not awaited: under steady traffic an endpoint's claiming loop can run for long, and it must not hold a
       // job slot meanwhile. The deliverer logs its own failures and waits for its attempts at shutdown.
-      if (endpointId) void this.deliverer.kick(endpointId);
+      void this.deliverer.kick(job.data.endpointId);
     } catch (error) {
       // The rows still say when attempts are due; the sweep picks them up again.
       this.logger.error({ err: error, ...job.data }, 'webhook delivery job crashed');
     }
-  }
-
-  /** A job queued before jobs named their endpoint. */
-  private async endpointOf(deliveryId: string | undefined): Promise<string | undefined> {
-    if (!deliveryId) return undefined;
-    const [row] = (await this.dataSource.query(`SELECT endpoint_id FROM webhook_deliveries WHERE id = $1`, [deliveryId])) as { endpoint_id: string }[];
-    return row?.endpoint_id;
   }
 }

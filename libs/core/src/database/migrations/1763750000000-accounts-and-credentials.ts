@@ -47,12 +47,47 @@ export class AccountsAndCredentials1763750000000 implements MigrationInterface {
       )`);
     await db.query(`CREATE UNIQUE INDEX api_keys_secret_hash_key ON api_keys (secret_hash)`);
     await db.query(`CREATE INDEX api_keys_account_id_idx ON api_keys (account_id)`);
+
+    // API processes keep resolved credentials in memory for a few seconds; a revocation committed by
+    // any process (the CLI, the OAuth revoke endpoint, a disconnect, a reused refresh token) is
+    // announced on `credentials_revoked` so every process drops its cached credentials at once.
+    // Deletions and truncations count too (an account deleted with its keys). pg_notify folds
+    // identical notifications of one transaction into one. The OAuth tables use it as well.
+    await db.query(`
+      CREATE FUNCTION notify_credentials_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('credentials_revoked', TG_TABLE_NAME);
+        RETURN NULL;
+      END $$`);
+    await announceRevocations(db, 'api_keys');
   }
 
   async down(db: QueryRunner): Promise<void> {
     await db.query(`DROP TABLE api_keys`);
+    await db.query(`DROP FUNCTION notify_credentials_revoked()`);
     await db.query(`DROP TABLE memberships`);
     await db.query(`DROP TABLE users`);
     await db.query(`DROP TABLE accounts`);
   }
+}
+
+/**
+ * Announces a real revocation of a row of `table` (per row, and only when revoked_at is first set:
+ * an UPDATE that revokes nothing, such as an unknown token at /oauth/revoke, announces nothing, so
+ * no caller can keep every process's cache empty), and any deletion or truncation.
+ */
+export async function announceRevocations(db: QueryRunner, table: string): Promise<void> {
+  await db.query(`
+    CREATE TRIGGER ${table}_revoked_notify
+      AFTER UPDATE OF revoked_at ON ${table}
+      FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL)
+      EXECUTE FUNCTION notify_credentials_revoked()`);
+  await db.query(`
+    CREATE TRIGGER ${table}_deleted_notify
+      AFTER DELETE ON ${table}
+      FOR EACH ROW EXECUTE FUNCTION notify_credentials_revoked()`);
+  await db.query(`
+    CREATE TRIGGER ${table}_truncated_notify
+      AFTER TRUNCATE ON ${table}
+      FOR EACH STATEMENT EXECUTE FUNCTION notify_credentials_revoked()`);
 }

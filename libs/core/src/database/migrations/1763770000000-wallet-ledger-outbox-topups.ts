@@ -76,6 +76,16 @@ export class WalletLedgerOutboxTopups1763770000000 implements MigrationInterface
       CREATE TRIGGER wallet_transactions_append_only BEFORE UPDATE OR DELETE ON wallet_transactions
       FOR EACH ROW WHEN (pg_trigger_depth() < 1) EXECUTE FUNCTION wallet_forbid_ledger_changes()`);
 
+    // A wallet's currency is fixed when it opens: processes may keep it in memory.
+    await db.query(`
+      CREATE FUNCTION wallet_forbid_currency_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'a wallet''s currency cannot change' USING ERRCODE = 'check_violation';
+      END $$`);
+    await db.query(`
+      CREATE TRIGGER wallets_currency_fixed BEFORE UPDATE OF currency ON wallets
+      FOR EACH ROW WHEN (NEW.currency IS DISTINCT FROM OLD.currency) EXECUTE FUNCTION wallet_forbid_currency_change()`);
+
     // One wallet per account, in the account's currency, from the moment the account exists.
     await db.query(`
       CREATE FUNCTION wallet_open_for_account() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -125,6 +135,6 @@ export class WalletLedgerOutboxTopups1763770000000 implements MigrationInterface
     await db.query(`DROP TRIGGER accounts_open_wallet ON accounts`);
     await db.query(`DROP TABLE wallet_transactions`);
     await db.query(`DROP TABLE wallets`);
-    await db.query(`DROP FUNCTION wallet_open_for_account, wallet_forbid_ledger_changes, wallet_guard_balances, wallet_apply_transaction`);
+    await db.query(`DROP FUNCTION wallet_open_for_account, wallet_forbid_ledger_changes, wallet_guard_balances, wallet_apply_transaction, wallet_forbid_currency_change`);
   }
 }

@@ -63,21 +63,12 @@ export class Webhooks1763780000000 implements MigrationInterface {
         CONSTRAINT webhook_delivery_attempts_once_key UNIQUE (delivery_id, attempt)
       )`);
 
-    // Wakes the relay the moment an event commits (NOTIFY is delivered at commit); polling is the safety net.
-    await db.query(`
-      CREATE FUNCTION events_notify_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_notify('events_inserted', '');
-        RETURN NULL;
-      END $$`);
-    await db.query(`
-      CREATE TRIGGER events_notify_inserted AFTER INSERT ON events
-      FOR EACH STATEMENT EXECUTE FUNCTION events_notify_inserted()`);
+    // Deliveries are claimed per endpoint in batches (the due ones of one endpoint, oldest first), and
+    // the sweep asks per endpoint whether any is overdue: both read this index.
+    await db.query(`CREATE INDEX webhook_deliveries_endpoint_due_idx ON webhook_deliveries (endpoint_id, next_attempt_at) WHERE status = 'PENDING'`);
   }
 
   async down(db: QueryRunner): Promise<void> {
-    await db.query(`DROP TRIGGER events_notify_inserted ON events`);
-    await db.query(`DROP FUNCTION events_notify_inserted`);
     await db.query(`DROP TABLE webhook_delivery_attempts`);
     await db.query(`DROP TABLE webhook_deliveries`);
     await db.query(`DROP TABLE webhook_endpoints`);

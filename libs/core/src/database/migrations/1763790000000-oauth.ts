@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { announceRevocations } from './1763750000000-accounts-and-credentials';
 
 /**
  * OAuth for marketplace apps. Secrets (client secrets, codes, access and refresh tokens) are kept
@@ -68,6 +69,10 @@ export class OAuth1763790000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
     await db.query(`CREATE INDEX oauth_tokens_grant_id_idx ON oauth_tokens (grant_id)`);
+
+    // Revoking a grant or a connection drops cached credentials in every process, as for API keys.
+    await announceRevocations(db, 'oauth_grants');
+    await announceRevocations(db, 'oauth_connections');
   }
 
   async down(db: QueryRunner): Promise<void> {

@@ -4,11 +4,6 @@ import { WalletLedgerOutboxTopups1763770000000 } from './1763770000000-wallet-le
 import { Webhooks1763780000000 } from './1763780000000-webhooks';
 import { OAuth1763790000000 } from './1763790000000-oauth';
 import { Rewards1763800000000 } from './1763800000000-rewards';
-import { WebhookDueByEndpoint1763805000000 } from './1763805000000-webhook-due-by-endpoint';
-import { CredentialRevocationNotify1763810000000 } from './1763810000000-credential-revocation-notify';
-import { WalletCurrencyFixed1763820000000 } from './1763820000000-wallet-currency-fixed';
-import { CatalogRevisionNotify1763830000000 } from './1763830000000-catalog-revision-notify';
-import { EventsWithoutNotify1763840000000 } from './1763840000000-events-without-notify';
 import { AuditLog1763900000000 } from './1763900000000-audit-log';
 import { CatalogRules1763910000000 } from './1763910000000-catalog-rules';
 
@@ -20,11 +15,6 @@ export const MIGRATIONS = [
   Webhooks1763780000000,
   OAuth1763790000000,
   Rewards1763800000000,
-  WebhookDueByEndpoint1763805000000,
-  CredentialRevocationNotify1763810000000,
-  WalletCurrencyFixed1763820000000,
-  CatalogRevisionNotify1763830000000,
-  EventsWithoutNotify1763840000000,
   AuditLog1763900000000,
   CatalogRules1763910000000,
 ];

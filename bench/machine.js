@@ -1,0 +1,78 @@
+'use strict';
+// What the box is and how busy it is: versions and sizes for the report, the load average, and CPU
+// time per process from /proc (the service, Postgres, Redis and this load generator share the cores).
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const { Client } = require('pg');
+const { PG, APPLICATION_NAME } = require('./config');
+const { round } = require('./numbers');
+
+async function describeMachine() {
+  const client = new Client({ connectionString: `${PG}/postgres`, application_name: APPLICATION_NAME });
+  await client.connect();
+  const pgVersion = (await client.query('SELECT version()')).rows[0].version;
+  await client.end();
+  let redisVersion = null;
+  try {
+    redisVersion = execFileSync('redis-cli', ['INFO', 'server'], { encoding: 'utf8' }).match(/redis_version:(\S+)/)[1];
+  } catch {
+    redisVersion = 'unknown';
+  }
+  const cpus = os.cpus();
+  return {
+    cores: cpus.length,
+    cpuModel: cpus[0] && cpus[0].model,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    postgres: pgVersion.split(' on ')[0],
+    redis: redisVersion,
+    autocannon: require('autocannon/package.json').version,
+  };
+}
+
+function loadavg() {
+  return os.loadavg().map((l) => round(l, 2));
+}
+
+/**
+ * CPU jiffies: whole machine, and per process (the service, every postgres process, redis, this
+ * load generator). Kept per PID, so a backend that exits between two snapshots is left out rather
+ * than subtracted; one that starts in between counts from zero.
+ */
+function cpuSnapshot(servicePid) {
+  const total = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  const snap = { total: total.reduce((a, b) => a + b, 0), idle: total[3] + total[4], procs: new Map() };
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const jiffies = Number(fields[11]) + Number(fields[12]);
+    let kind = null;
+    if (servicePid && Number(pid) === servicePid) kind = 'service';
+    else if (Number(pid) === process.pid) kind = 'bench';
+    else if (comm.startsWith('postgres')) kind = 'postgres';
+    else if (comm.startsWith('redis')) kind = 'redis';
+    if (kind) snap.procs.set(`${pid}:${fields[19]}`, { kind, jiffies }); // pid + start time: a reused pid is another process
+  }
+  return snap;
+}
+
+function cpuDiff(a, b) {
+  const total = b.total - a.total || 1;
+  const used = { service: 0, postgres: 0, redis: 0, bench: 0 };
+  for (const [key, p] of b.procs) used[p.kind] += p.jiffies - (a.procs.get(key)?.jiffies ?? 0);
+  const share = (k) => round((100 * used[k]) / total, 1);
+  const busy = round(100 - (100 * (b.idle - a.idle)) / total, 1);
+  const parts = { service: share('service'), postgres: share('postgres'), redis: share('redis'), loadGenerator: share('bench') };
+  return { busyPct: busy, ...parts, otherPct: round(busy - Object.values(parts).reduce((x, y) => x + y, 0), 1), note: '% of all cores' };
+}
+
+module.exports = { describeMachine, loadavg, cpuSnapshot, cpuDiff };

@@ -1,0 +1,74 @@
+'use strict';
+// The create figures that are judged as a ratio to the database's ceiling. The box is shared and its
+// load swings by tens of percent within minutes, so a service figure and a ceiling measured minutes
+// apart do not make an honest ratio. Here each service phase is followed at once by its ceiling
+// phase, the pair is repeated REPEATS times, and the figures are the median of the paired ratios
+// with their spread (lowest–highest).
+const { MERCHANTS, REPEATS, wanted } = require('./config');
+const { choiceBody } = require('./load');
+const { spread, median, round } = require('./numbers');
+const { createPhase } = require('./phases');
+const { ceilingPhase } = require('./replay');
+
+/**
+ * Which merchants each run uses. Run 1 of the single-merchant phase uses merchants[0], the hot
+ * merchant the read phases list later, as a one-run bench did; later runs use other merchants, so the
+ * hot merchant's history (which the list reads count through) does not grow with REPEATS. The
+ * replays never write to merchants[0] for the same reason.
+ */
+const RATIO_PHASES = [
+  {
+    key: 'create_choice_1_merchant',
+    ceilingName: 'ceiling_1_merchant',
+    service: (merchants, i) => [merchants[i % MERCHANTS]],
+    ceiling: (merchants, i) => [merchants[MERCHANTS - 1 - (i % (MERCHANTS - 1))]],
+  },
+  {
+    key: 'create_choice_20_merchants',
+    ceilingName: 'ceiling_20_merchants',
+    service: (merchants) => merchants.slice(0, MERCHANTS),
+    ceiling: (merchants) => merchants.slice(1, MERCHANTS + 1),
+  },
+];
+
+/** Runs the pairs (service phase, then its ceiling) REPEATS times and files the medians. */
+async function ratioPhases(ctx, merchants, replay) {
+  const runs = Object.fromEntries(RATIO_PHASES.map((p) => [p.key, { service: [], ceiling: [] }]));
+  for (let i = 0; i < REPEATS; i++) {
+    for (const p of RATIO_PHASES) {
+      if (wanted('create')) runs[p.key].service.push(await createPhase(ctx, `${p.key}#${i + 1}`, p.service(merchants, i), choiceBody));
+      if (replay) {
+        const accounts = p.ceiling(merchants, i).map((m) => m.accountId);
+        runs[p.key].ceiling.push(await ceilingPhase(ctx, `${p.ceilingName}#${i + 1}`, replay.plan, replay.valuesFor, accounts));
+      }
+    }
+  }
+  for (const p of RATIO_PHASES) {
+    const { service, ceiling } = runs[p.key];
+    const names = (name) => Array.from({ length: REPEATS }, (_, i) => `${name}#${i + 1}`);
+    if (service.length) ctx.results.phases[p.key] = summariseRuns(service, names(p.key));
+    if (ceiling.length) ctx.results.ceiling[p.key] = { ...summariseRuns(ceiling, names(p.ceilingName)), connections: ceiling[0].connections, statementsPerCreate: ceiling[0].statementsPerCreate };
+    if (service.length && ceiling.length) {
+      const pairs = service.map((s, i) => ({ service: s.rps, ceiling: ceiling[i].rps, ratio: ceiling[i].rps ? round(s.rps / ceiling[i].rps, 2) : null }));
+      ctx.results.ratios[p.key] = { ...spread(pairs.map((x) => x.ratio), 2), runs: pairs };
+    }
+  }
+}
+
+/** Repeated runs of one phase as one figure: medians of rate and latency, errors summed, rate spread. */
+function summariseRuns(results, names) {
+  const rps = spread(results.map((r) => r.rps));
+  return {
+    note: `median of ${results.length} interleaved runs (${names.join(', ')})`,
+    runs: names,
+    rps: rps.median,
+    rpsMin: rps.min,
+    rpsMax: rps.max,
+    p50: round(median(results.map((r) => r.p50))),
+    p99: round(median(results.map((r) => r.p99))),
+    ok: results.reduce((a, r) => a + r.ok, 0),
+    errors: results.reduce((a, r) => a + r.errors, 0),
+  };
+}
+
+module.exports = { ratioPhases };

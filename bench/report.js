@@ -1,0 +1,177 @@
+'use strict';
+// The report: the figures (each with its target) built from the phase results, the results file
+// bench/results/<stamp>.json, and BENCHMARKS.md rendered from it (bench/ANALYSIS.md appended).
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT, RESULTS_DIR, CHOICE_CENTS, log } = require('./config');
+const { round } = require('./numbers');
+
+function buildFigures(results) {
+  const P = results.phases;
+  const C = results.ceiling;
+  const R = results.ratios || {};
+  const f = (figure, value, unit, extra = {}) => results.figures.push({ figure, value, unit, ...extra });
+  const ratio = (a, b) => (a != null && b ? round(a / b, 2) : null);
+  // The ratio phases: the median of the paired (service, ceiling) ratios, with their spread.
+  const paired = (key, phase, ceiling) => {
+    const r = R[key];
+    if (!r) return { ratio: ratio(phase.rps, ceiling.rps) };
+    return {
+      ratio: r.median,
+      ratioMin: r.min,
+      ratioMax: r.max,
+      extraNote: `median of ${r.n} interleaved runs; req/s ÷ ceiling per run: ${r.runs.map((x) => `${x.service} ÷ ${x.ceiling}`).join(', ')}`,
+    };
+  };
+  const one = P.create_choice_1_merchant;
+  const many = P.create_choice_20_merchants;
+  const c1 = C.create_choice_1_merchant;
+  const c20 = C.create_choice_20_merchants;
+  const r1 = paired('create_choice_1_merchant', one, c1);
+  const r20 = paired('create_choice_20_merchants', many, c20);
+  f('CHOICE create, 1 merchant (hot wallet row)', one.rps, 'req/s', { p50: one.p50, p99: one.p99, errors: one.errors, ceiling: c1.rps, ...r1, target: '≥ 0.50 of ceiling', met: r1.ratio >= 0.5 });
+  f('CHOICE create, 20 merchants', many.rps, 'req/s', { p50: many.p50, p99: many.p99, errors: many.errors, ceiling: c20.rps, ...r20, target: '≥ 0.70 of ceiling', met: r20.ratio >= 0.7 });
+  for (const [k, label, c] of [
+    ['create_choice_1_merchant_half_peak', 'CHOICE create, 1 merchant, at half of peak rate', c1],
+    ['create_choice_20_merchants_half_peak', 'CHOICE create, 20 merchants, at half of peak rate', c20],
+  ]) {
+    const h = P[k];
+    f(label, h.rps, 'req/s', { p50: h.p50, p99: h.p99, errors: h.errors, ceiling: c.rps, ratio: ratio(h.rps, c.rps), target: 'p99 < 50 ms', met: h.p99 < 50 });
+  }
+  const ceilingNote = (c) => (c.runs ? `median of ${c.runs.length} runs, ${c.rpsMin}–${c.rpsMax} creates/s` : undefined);
+  f('ceiling: replayed SQL, 1 merchant', c1.rps, 'creates/s', { p50: c1.p50, p99: c1.p99, errors: c1.errors, extraNote: ceilingNote(c1) });
+  f('ceiling: replayed SQL, 20 merchants', c20.rps, 'creates/s', { p50: c20.p50, p99: c20.p99, errors: c20.errors, extraNote: ceilingNote(c20) });
+  const fx = P.create_fixed_end_to_end;
+  f('FIXED create (20 merchants)', fx.rps, 'req/s', { p50: fx.p50, p99: fx.p99, errors: fx.errors, ceiling: c20.rps, ratio: ratio(fx.rps, c20.rps) });
+  f('FIXED create → card ISSUED', fx.issueMs.p50, 'ms p50', { p50: fx.issueMs.p50, p99: fx.issueMs.p99, errors: fx.notIssued, extraNote: `${fx.issuedPerS} issued/s` });
+  const bk = P.create_bulk_500;
+  f('bulk of 500 CHOICE, wall time per request', bk.wallMs.p50, 'ms p50', { p50: bk.wallMs.p50, p99: bk.wallMs.max, errors: 0, ceiling: c1.rps, ratio: ratio(bk.itemsPerS, c1.rps), target: '< 2000 ms', met: bk.wallMs.max < 2000, extraNote: `${bk.itemsPerS} items/s; p99 column = max of ${bk.bulks}` });
+  for (const [k, label] of [
+    ['get_rewards_list_100', 'GET /v1/rewards?page_size=100'],
+    ['get_reward_by_id', 'GET /v1/rewards/{id}'],
+    ['get_catalog_full', 'GET /v1/catalog (200, full)'],
+    ['get_catalog_304', 'GET /v1/catalog (If-None-Match → 304)'],
+  ]) {
+    const g = P[k];
+    f(label, g.rps, 'req/s', { p50: g.p50, p99: g.p99, errors: g.errors, ceiling: c1.rps, ratio: ratio(g.rps, c1.rps) });
+  }
+  const r304 = ratio(P.get_catalog_304.rps, P.get_catalog_full.rps);
+  f('catalog 304 ÷ full', r304, '×', { target: '≥ 5×', met: r304 >= 5 });
+  const wh = P.webhook_fanout;
+  f(`webhook fan-out (${wh.endpoints} endpoints, events from ${wh.creates.rps} creates/s)`, wh.deliveriesPerS, 'deliveries/s', { p50: wh.lagMs.p50, p99: wh.lagMs.p99, errors: wh.expectedDeliveries - wh.deliveries + wh.duplicates, target: '≥ 1000/s', met: wh.deliveriesPerS >= 1000, extraNote: 'p50/p99 = lag from event commit to receipt, ms' });
+}
+
+/** Writes the results file and BENCHMARKS.md; a partial run (BENCH_ONLY) writes only partial-<stamp>.json. */
+function writeResults(results, stamp, { partial = false } = {}) {
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, `${partial ? 'partial-' : ''}${stamp}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  if (partial) return log(`partial run: wrote ${path.relative(ROOT, file)}`);
+  fs.writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), markdown(results, path.relative(ROOT, file)));
+  log(`wrote ${path.relative(ROOT, file)} and BENCHMARKS.md`);
+}
+
+/** Re-renders BENCHMARKS.md from a results file (e.g. after editing bench/ANALYSIS.md). */
+function renderFrom(resultsFile) {
+  const file = path.resolve(resultsFile);
+  const results = JSON.parse(fs.readFileSync(file, 'utf8'));
+  fs.writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), markdown(results, path.relative(ROOT, file)));
+  log(`rendered BENCHMARKS.md from ${path.relative(ROOT, file)}`);
+}
+
+function markdown(results, resultFile) {
+  const m = results.machine;
+  const repeats = results.config.repeats; // absent in results of runs made before the ratio phases were repeated
+  const cell = (v) => (v === undefined || v === null ? '' : String(v));
+  const ratioCell = (x) => `${cell(x.ratio)}${x.ratioMin != null ? ` (${x.ratioMin}–${x.ratioMax})` : ''}`;
+  const rows = results.figures.map(
+    (x) =>
+      `| ${x.figure} | ${cell(x.value)} ${x.unit} | ${cell(x.p50)} | ${cell(x.p99)} | ${cell(x.errors)} | ${cell(x.ceiling)} | ${ratioCell(x)} | ${cell(x.target)}${x.target ? (x.met ? ' ✅' : ' ❌') : ''} | ${cell(x.extraNote)} |`,
+  );
+  const phaseRows = Object.entries(results.phases)
+    .filter(([, p]) => p.cpu)
+    .map(([name, p]) => {
+      const c = p.cpu;
+      const waits = (p.pgWaits || []).slice(0, 3).map((w) => `${w.wait} ${w.avgBackends}`).join('; ');
+      return `| ${name} | ${p.loadavg.join(' ')} | ${c.busyPct} | ${c.service} | ${c.postgres} | ${c.redis} | ${c.loadGenerator} | ${c.otherPct} | ${waits} |`;
+    });
+  const profiles = Object.entries(results.phases)
+    .filter(([, p]) => p.cpuProfile)
+    .map(([name, p]) => {
+      const areas = p.cpuProfile.areas.slice(0, 10).map((a) => `${a.name} ${a.pct}%`).join(', ');
+      const fns = p.cpuProfile.functions.slice(0, 8).map((a) => `\`${a.name}\` ${a.pct}%`).join(', ');
+      const sql = p.statements.slice(0, 6).map((s) => `| ${s.calls} | ${s.meanMs} | ${s.pctOfSqlTime} | \`${s.text.replace(/\|/g, '\\|')}\` |`).join('\n');
+      return `#### ${name} (${p.rps} req/s under the profiler)\n\nService self time by area: ${areas}.\n\nTop functions: ${fns}.\n\n| calls | mean ms (client side) | % of SQL time | statement |\n|---|---|---|---|\n${sql}\n`;
+    });
+  const analysisFile = path.join(__dirname, 'ANALYSIS.md');
+  const analysis = fs.existsSync(analysisFile) ? fs.readFileSync(analysisFile, 'utf8') : '';
+  const repeatedRatios = repeats
+    ? `
+**Ratio phases:** the two CHOICE create phases judged against the ceiling (1 and 20 merchants) run ${repeats} times each
+(\`BENCH_REPEATS\`), every run followed at once by its ceiling, because the shared box's load swings a ratio taken minutes
+apart by tens of percent. Their rows give the median of the runs; the ratio column gives the median of the ${repeats} paired
+ratios and, in brackets, the lowest and highest; the note lists each run (the runs are in the JSON as \`<phase>#<n>\`).
+`
+    : '';
+  const serviceDuringReplay = repeats
+    ? `the service is paused (SIGSTOP, caught between transactions) during each replay, after its background work has drained, and the
+replayed rewards' e-mail jobs and events are marked failed / dispatched afterwards so the resumed service does not process them.
+A replay that violates a unique key or writes no reward stops the bench instead of counting as throughput.`
+    : 'the service is stopped during the replay.';
+  return `# Benchmarks
+
+Generated by \`npm run bench\` (bench/run.js) on ${results.startedAt.slice(0, 10)} (${results.startedAt} → ${results.finishedAt}); raw results: \`${resultFile}\`.
+
+**Machine:** ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB RAM, ${m.os}; Node ${m.node}; ${m.postgres}; Redis ${m.redis}; autocannon ${m.autocannon}.
+Postgres, Redis, the service and the load generator all share the same ${m.cores} cores.
+
+**Command:** \`npm run bench\` (from a clean clone: \`npm ci && npm run bench\`; PostgreSQL and Redis running as for \`npm start\`).
+Each phase: ${results.config.warmupS} s warm-up, then ${results.config.durationS} s measured, ${results.config.connections} connections
+(\`BENCH_DURATION\`, \`BENCH_WARMUP\`, \`BENCH_CONNECTIONS\`). The service is \`npm start\`'s \`node dist/apps/api/src/main.js\`
+(API on the main thread, the worker side on a worker thread of the same process) on a fresh database \`rewards_bench_<stamp>\` with \`RATE_LIMIT_PER_MINUTE=1000000\`,
+\`LOG_LEVEL=warn\`, its own \`QUEUE_PREFIX\` and \`WEBHOOK_ALLOW_PRIVATE_TARGETS=true\`. Rewards are CHOICE ${CHOICE_CENTS / 100} USD
+with a fresh \`Idempotency-Key\` each; the 20-merchant runs go round-robin over 20 funded merchants. The "half of peak"
+phases offer half the measured peak rate evenly spaced (open loop; latency counted from the scheduled send time), not with
+autocannon's rate option, which sends each connection's per-second quota in a burst. Webhook fan-out: ${results.phases.webhook_fanout?.endpoints ?? 16}
+endpoints on one merchant, answered 200 at once by a local receiver, events from CHOICE creates on that merchant.
+${repeatedRatios}
+**Ceiling:** the ${results.sqlCapture.statements === 1 ? 'single statement' : `${results.sqlCapture.statements} statements`} that one \`POST /v1/rewards\` (CHOICE) sends to PostgreSQL, captured from the
+\`pg\` driver inside the bench-started service (bench/agent.js, preloaded with \`-r\`; product code untouched; \`pg_stat_statements\`
+is not in \`shared_preload_libraries\` of the shared server, which was not restarted), replayed with \`pg\` at the same
+concurrency (${results.config.connections} clients, one per connection) with per-request values (ids, key, hashes, timestamps) made fresh
+and the account swapped; ${serviceDuringReplay} "ratio" = HTTP figure ÷ ceiling (for reads and bulk items it is
+only a scale reference).
+
+## Results
+
+| figure | value | p50 ms | p99 ms | errors | ceiling | ratio | target | note |
+|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Ledger invariants (balances ≥ 0 and equal to the sums of their ledger rows) after every create phase and after ${repeats ? 'every' : 'the'} replay:
+${results.invariants.every((i) => i.ok) ? 'all held' : 'VIOLATED, see the JSON'}. Rewards created = 2xx responses (plus at most one in-flight request per connection at the end) in every create phase:
+${Object.values(results.phases).filter((p) => p.createdMatches2xx !== undefined).every((p) => p.createdMatches2xx) ? 'yes' : 'NO'}.
+
+## Where the time goes
+
+CPU during each measured phase (% of all ${m.cores} cores, from /proc), the 1/5/15-minute load average before it, and what the
+bench database's backends were doing (pg_stat_activity sampled every 100 ms; average number of backends in that state):
+
+| phase | load before | busy % | service % | postgres % | redis % | load generator % | other % | top Postgres states |
+|---|---|---|---|---|---|---|---|---|
+${phaseRows.join('\n')}
+
+### Profiles (separate passes, V8 CPU profiler via node:inspector — what \`--cpu-prof\` records — and per-statement timing in the driver)
+
+${profiles.join('\n')}
+
+### SQL of one reward creation (the ceiling's script)
+
+${results.sqlCapture.sql.length <= 3
+    ? results.sqlCapture.sql.map((s, i) => `${i + 1}.\n\n\`\`\`sql\n${s.replace(/\), ([a-z_]+ AS \()/g, '),\n$1').replace(/ (SELECT|FROM jsonb|FROM unnest|WHERE EXISTS)/g, '\n    $1').trim()}\n\`\`\``).join('\n\n')
+    : results.sqlCapture.sql.map((s, i) => `${i + 1}. \`${s.slice(0, 220).replace(/\|/g, '\\|')}${s.length > 220 ? '…' : ''}\``).join('\n')}
+
+${analysis}`;
+}
+
+module.exports = { buildFigures, writeResults, renderFrom, markdown };

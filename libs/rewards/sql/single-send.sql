@@ -1,0 +1,74 @@
+-- A FIXED reward with an Idempotency-Key
+WITH fresh_catalog AS (SELECT 1 FROM catalog_state WHERE id = 1 AND revision = $1),
+claim AS (INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash, response_status, response_body)
+     SELECT $2, $3, $4,
+            $5, $6::integer,
+            $7
+      WHERE EXISTS (SELECT 1 FROM fresh_catalog)
+     ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash),
+new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $8::jsonb)
+        WHERE EXISTS (SELECT 1 FROM claim)),
+new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issued_at, created_at)
+       SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issued_at, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $9::jsonb)
+        WHERE EXISTS (SELECT 1 FROM claim)),
+new_links AS (INSERT INTO redemption_links (token_hash, reward_id, channel)
+       SELECT token_hash, reward_id, channel FROM jsonb_populate_recordset(NULL::redemption_links, $10::jsonb)
+        WHERE EXISTS (SELECT 1 FROM claim)),
+new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
+       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $11::jsonb)
+        WHERE EXISTS (SELECT 1 FROM claim)),
+new_timeline AS (INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
+       SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $12::jsonb)
+        WHERE EXISTS (SELECT 1 FROM claim)),
+new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
+     SELECT * FROM unnest($13::text[], $14::text[],
+                          $15::text[], $16::jsonb[])
+      WHERE EXISTS (SELECT 1 FROM claim)),
+ledger AS (INSERT INTO wallet_transactions
+         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, w.account_id, $17, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM wallets w,
+              unnest($18::text[],
+                     $19::bigint[],
+                     $20::bigint[],
+                     $21::text[],
+                     $22::text[],
+                     $23::text[])
+                AS e (id, available, reserved, description, related_type, related_id)
+        WHERE w.account_id = $24 AND EXISTS (SELECT 1 FROM claim)
+       RETURNING id)
+SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, EXISTS (SELECT 1 FROM claim) AS done;
+
+-- A CHOICE reward without one
+WITH fresh_catalog AS (SELECT 1 FROM catalog_state WHERE id = 1 AND revision = $1),
+new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $2::jsonb)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+new_links AS (INSERT INTO redemption_links (token_hash, reward_id, channel)
+       SELECT token_hash, reward_id, channel FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
+       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+new_timeline AS (INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
+       SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $5::jsonb)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
+     SELECT * FROM unnest($6::text[], $7::text[],
+                          $8::text[], $9::jsonb[])
+      WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+ledger AS (INSERT INTO wallet_transactions
+         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, w.account_id, $10, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM wallets w,
+              unnest($11::text[],
+                     $12::bigint[],
+                     $13::bigint[],
+                     $14::text[],
+                     $15::text[],
+                     $16::text[])
+                AS e (id, available, reserved, description, related_type, related_id)
+        WHERE w.account_id = $17 AND EXISTS (SELECT 1 FROM fresh_catalog)
+       RETURNING id)
+SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, EXISTS (SELECT 1 FROM fresh_catalog) AS done;

@@ -1,0 +1,458 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import {
+  claimIdempotencyKey,
+  formatMoney,
+  fingerprint,
+  newId,
+  NotFoundError,
+  Statement,
+  UnavailableError,
+  ValidationError,
+} from '@app/core';
+import { AuditLog, AuditOrigin } from '@app/audit';
+import { CatalogRulesService, rulesAllow } from '@app/catalog';
+import { LedgerEntry, WalletLedger } from '@app/wallet';
+import { IssuedCardDto, toIssuedCardDto } from '../dto/reward.dto';
+import type { RewardCardEntity } from '../entities/reward-card.entity';
+import { OPEN_REWARD_STATUSES, RewardEntity, RewardStatus } from '../entities/reward.entity';
+import { allowsValue, RewardCatalog, valueRuleOf } from '../reward-catalog';
+import { pendingCard } from '../reward-drafts';
+import { RewardJobs } from '../reward-jobs';
+import { cardEventData, rewardEventData } from './reward-webhook-data';
+import { timelineEvent, TimelineEntry, RewardTimeline } from './reward-timeline';
+import { RewardRepository } from './reward.repository';
+
+/** What the recipient's side may read of a reward (no e-mail address, no merchant references). */
+export type RedeemableReward = Readonly<
+  Pick<
+    RewardEntity,
+    | 'id'
+    | 'accountId'
+    | 'type'
+    | 'status'
+    | 'faceValueCents'
+    | 'remainingValueCents'
+    | 'currency'
+    | 'recipientFirstName'
+    | 'message'
+    | 'allowedBrandKeys'
+    | 'brandName'
+    | 'brandImageUrl'
+    | 'expiresAt'
+    | 'openedAt'
+  >
+>;
+
+export interface PickOutcome {
+  status: 200 | 201;
+  replayed: boolean;
+  body: { card: IssuedCardDto };
+}
+
+/** A card waiting for the supplier, locked with its reward (see `lockPendingCard`). */
+export interface LockedCard {
+  reward: RewardEntity;
+  card: RewardCardEntity;
+}
+
+/** The reward is locked by a card issuance that is waiting for the supplier. */
+export class RewardBusyError extends UnavailableError {
+  constructor() {
+    super('The reward is busy (a card is being issued); retry shortly.');
+  }
+}
+
+/**
+ * The one owner of a reward's state: every transition after the send (open, pick, issue, fail,
+ * cancel, expire, resend) is made here, with its timeline entry, its webhook and its wallet
+ * movement in the same transaction. The states and their rules are described in docs/rewards.md.
+ */
+@Injectable()
+export class RewardLifecycle {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly rewards: RewardRepository,
+    private readonly timeline: RewardTimeline,
+    private readonly ledger: WalletLedger,
+    private readonly catalog: RewardCatalog,
+    private readonly jobs: RewardJobs,
+    private readonly audit: AuditLog,
+    private readonly rules: CatalogRulesService,
+  ) {}
+
+  /** The reward a link token opens, or null for an unknown token. */
+  async findByToken(token: string): Promise<RedeemableReward | null> {
+    const manager = this.dataSource.manager;
+    const rewardId = await this.rewards.rewardIdOfToken(manager, token);
+    return rewardId ? this.rewards.find(manager, rewardId) : null;
+  }
+
+  /** The cards a recipient sees (all but cancelled ones), credentials in full: they hold the link. */
+  async recipientCards(rewardId: string): Promise<IssuedCardDto[]> {
+    const cards = await this.rewards.cardsOf(this.dataSource.manager, [rewardId]);
+    return cards.filter((card) => card.status !== 'CANCELED').map((card) => toIssuedCardDto(card, true));
+  }
+
+  /**
+   * Open: the first view sets openedAt and records `reward.opened` once, whatever the status; SENT
+   * becomes OPENED. The conditional update lets exactly one of several concurrent opens win.
+   */
+  async open(reward: RedeemableReward): Promise<RedeemableReward> {
+    if (reward.openedAt) return reward;
+    return this.dataSource.transaction(async (manager) => {
+      const won = await this.rewards.markOpened(manager, reward.id);
+      const current = await this.rewards.find(manager, reward.id);
+      if (!current) throw new NotFoundError('Reward');
+      if (won) {
+        await this.timeline.record(manager, [
+          {
+            event: timelineEvent(reward.id, 'reward.opened'),
+            webhook: { accountId: current.accountId, type: 'reward.opened', data: rewardEventData(current) },
+          },
+        ]);
+      }
+      return current;
+    });
+  }
+
+  /** Whether a CHOICE reward still takes picks: open, value left and not past its expiry. */
+  takesPicks(reward: RedeemableReward, now = new Date()): boolean {
+    return (
+      reward.type === 'CHOICE' &&
+      OPEN_REWARD_STATUSES.includes(reward.status) &&
+      reward.remainingValueCents > 0 &&
+      !(reward.expiresAt && reward.expiresAt <= now)
+    );
+  }
+
+  /**
+   * Pick: moves `amountCents` from the reward's remaining value into a new PENDING card and queues
+   * its issuance after commit. The reward row is locked first, as issuance and cancel lock it, so
+   * concurrent picks queue up on it and can never spend the same value twice. The card, the value
+   * and the timeline are written by one statement.
+   */
+  async pick(token: string, input: { utid: string; amountCents: number }, idempotencyKey: string | null): Promise<PickOutcome> {
+    const outcome = await this.dataSource.transaction(async (manager): Promise<PickOutcome> => {
+      const rewardId = await this.rewards.rewardIdOfToken(manager, token);
+      if (!rewardId) throw new NotFoundError('Redemption link');
+      const reward = await this.rewards.lock(manager, rewardId);
+      if (!reward) throw new Error(`reward ${rewardId} of a redemption link does not exist`);
+      const claim = idempotencyKey
+        ? await claimIdempotencyKey(manager, {
+            scope: reward.id,
+            key: idempotencyKey,
+            operation: 'redemption.pick',
+            requestHash: fingerprint(input),
+          })
+        : null;
+      if (claim?.kind === 'replay') {
+        return { status: 200, replayed: true, body: claim.response.body as { card: IssuedCardDto } };
+      }
+
+      const card = await this.checkedPick(reward, input, manager);
+      const statement = this.pickStatement(reward, card);
+      await manager.query(statement.text('SELECT 1'), statement.params);
+      const body = { card: toIssuedCardDto(card, true) };
+      await claim?.complete(201, body);
+      return { status: 201, replayed: false, body };
+    });
+    if (!outcome.replayed) await this.jobs.enqueue({ cardIds: [outcome.body.card.id] });
+    return outcome;
+  }
+
+  /**
+   * The writes of a pick of `card` from the locked `reward`, which it updates in memory. The
+   * issuance makes the reward REDEEMED once nothing is left or pending.
+   */
+  pickStatement(reward: RewardEntity, card: RewardCardEntity): Statement {
+    const statement = new Statement();
+    const next: RewardStatus = 'PARTIALLY_REDEEMED';
+    const changed = reward.status !== next;
+    reward.remainingValueCents -= card.amountCents;
+    reward.status = next;
+    this.rewards.insertCardsIn(statement, [card]);
+    this.rewards.updateValueIn(statement, reward);
+    if (changed) {
+      this.timeline.recordIn(statement, [
+        {
+          event: timelineEvent(reward.id, 'reward.partially_redeemed', { cardId: card.id }),
+          webhook: { accountId: reward.accountId, type: 'reward.partially_redeemed', data: rewardEventData(reward) },
+        },
+      ]);
+    }
+    return statement;
+  }
+
+  /** The pick rules, checked against the synced catalog in the reward's currency (docs/rewards.md). */
+  private async checkedPick(
+    reward: RewardEntity,
+    input: { utid: string; amountCents: number },
+    manager: EntityManager,
+  ): Promise<RewardCardEntity> {
+    if (reward.type !== 'CHOICE') throw new ValidationError('This reward is a specific gift card; there is nothing to pick.');
+    if (!OPEN_REWARD_STATUSES.includes(reward.status)) {
+      throw new ValidationError(`This reward is ${reward.status.toLowerCase().replace('_', ' ')} and takes no more picks.`);
+    }
+    if (reward.expiresAt && reward.expiresAt <= new Date()) throw new ValidationError('This reward has expired and takes no more picks.');
+
+    const catalog = await this.catalog.load(reward.currency, manager);
+    const found = catalog.items.get(input.utid);
+    if (!found) throw new ValidationError(`Item ${input.utid} is not available in ${reward.currency}.`);
+    const { item, brand } = found;
+    if (reward.allowedBrandKeys && !reward.allowedBrandKeys.includes(brand.brandKey)) {
+      throw new ValidationError(`${brand.name} is not one of the brands this reward can be spent on.`);
+    }
+    // The account's rules as they are now, read in the pick's transaction (docs/catalog-rules.md).
+    if (!rulesAllow(await this.rules.read(manager, reward.accountId), brand.brandKey)) {
+      throw new ValidationError(`${brand.name} is no longer offered by the sender.`);
+    }
+    const money = (amount: number) => formatMoney(amount, reward.currency);
+    const rule = valueRuleOf(item);
+    if (!allowsValue(rule, input.amountCents)) {
+      throw new ValidationError(
+        rule.kind === 'face'
+          ? `${item.rewardName} has a face value of ${money(rule.cents)}.`
+          : `${item.rewardName} takes ${money(rule.minCents)} to ${money(rule.maxCents)}.`,
+      );
+    }
+    if (input.amountCents > reward.remainingValueCents) {
+      throw new ValidationError(`${money(input.amountCents)} is more than the ${money(reward.remainingValueCents)} left.`);
+    }
+    return pendingCard(
+      reward,
+      { utid: item.utid, rewardName: item.rewardName, brandKey: brand.brandKey, brandName: brand.name, brandImageUrl: brand.imageUrl },
+      input.amountCents,
+    );
+  }
+
+  /** Locks the card's reward, then the card (the order cancel uses too); null unless the card is PENDING. */
+  async lockPendingCard(manager: EntityManager, cardId: string): Promise<LockedCard | null> {
+    const rewardId = await this.rewards.rewardIdOfCard(manager, cardId);
+    if (!rewardId) return null;
+    const reward = await this.rewards.lock(manager, rewardId);
+    const card = await this.rewards.lockCard(manager, { id: cardId });
+    if (!reward || !card) throw new Error(`card ${cardId} or its reward vanished while locked`);
+    return card.status === 'PENDING' ? { reward, card } : null;
+  }
+
+  /**
+   * Marks the card as asked of the supplier (committed before the call): from then on only the
+   * supplier's answer settles it, and a cancel no longer refunds it.
+   */
+  async markSupplierAsked(manager: EntityManager, { card }: LockedCard): Promise<void> {
+    if (!card.supplierRequestedAt) await this.rewards.updateCard(manager, card.id, { supplierRequestedAt: new Date() });
+  }
+
+  /**
+   * Issue: the card is ISSUED with its credentials and its value captured from the reserved funds
+   * (once per card, whatever happens). FIXED: the reward is REDEEMED with its card. CHOICE: REDEEMED
+   * once nothing is left or pending, else PARTIALLY_REDEEMED.
+   */
+  async issue(
+    manager: EntityManager,
+    { reward, card }: LockedCard,
+    issued: { credentials: RewardCardEntity['credentials']; redemptionInstructions: string },
+  ): Promise<void> {
+    const now = new Date();
+    await this.rewards.updateCard(manager, card.id, {
+      status: 'ISSUED',
+      credentials: issued.credentials,
+      redemptionInstructions: issued.redemptionInstructions,
+      issuedAt: now,
+    });
+    const captured = await this.ledger.capture(manager, {
+      accountId: reward.accountId,
+      amountCents: card.amountCents,
+      relatedType: 'card',
+      relatedId: card.id,
+      description: `${card.brandName} card for reward ${reward.id}`,
+    });
+    if (!captured) throw new Error(`card ${card.id} was already captured while PENDING`);
+    const timeline: TimelineEntry[] = [this.cardEntry(reward, card, 'card.issued', 'ISSUED')];
+    const next = await this.statusAfterCard(manager, reward, card.id);
+    if (next && next !== reward.status) {
+      const changes: Partial<RewardEntity> = { status: next };
+      if (next === 'REDEEMED') changes.redeemedAt = now;
+      await this.rewards.update(manager, reward.id, changes);
+      Object.assign(reward, changes);
+      const type = next === 'REDEEMED' ? 'reward.redeemed' : 'reward.partially_redeemed';
+      timeline.push({
+        event: timelineEvent(reward.id, type),
+        webhook: { accountId: reward.accountId, type, data: rewardEventData(reward) },
+      });
+    }
+    await this.timeline.record(manager, timeline);
+  }
+
+  /**
+   * Fail: a FIXED reward whose card fails returns the value to the wallet and is CANCELED (with no
+   * reward.canceled event). A CHOICE card's value returns to the reward, whose status goes back to
+   * what is left; if the reward has closed meanwhile, the value goes to the wallet.
+   */
+  async fail(manager: EntityManager, { reward, card }: LockedCard, reason: string): Promise<void> {
+    await this.rewards.updateCard(manager, card.id, { status: 'FAILED', failureReason: reason.slice(0, 500) });
+    const closed = reward.status === 'CANCELED' || reward.status === 'EXPIRED';
+    if (reward.type === 'FIXED' || closed) {
+      await this.release(manager, {
+        accountId: reward.accountId,
+        amountCents: card.amountCents,
+        relatedType: 'card',
+        relatedId: card.id,
+        description: `Card ${card.id} failed; value returned`,
+      });
+    }
+    if (reward.type === 'FIXED') {
+      await this.rewards.update(manager, reward.id, { status: 'CANCELED' });
+    } else if (!closed) {
+      const issued = await this.rewards.countCards(manager, reward.id, 'ISSUED');
+      await this.rewards.update(manager, reward.id, {
+        remainingValueCents: () => `remaining_value_cents + ${Number(card.amountCents)}`,
+        status: issued > 0 ? 'PARTIALLY_REDEEMED' : 'OPENED',
+      });
+    }
+    await this.timeline.record(manager, [this.cardEntry(reward, card, 'card.failed', 'FAILED', { reason })]);
+  }
+
+  /**
+   * Cancel: value not yet in a card returns to the wallet; a FIXED reward's PENDING card is
+   * cancelled and its value returned. Card issuance holds the reward lock while it calls the
+   * supplier, so a cancel that races it waits, then finds the reward REDEEMED (422) or the card
+   * still PENDING: never both a card and a refund.
+   */
+  async cancel(accountId: string, id: string, origin: AuditOrigin): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      // Issuance holds the reward lock across the supplier call; wait for it, but not forever.
+      await manager.query(`SET LOCAL lock_timeout = '10s'`);
+      const reward = await this.rewards.lock(manager, id, accountId).catch((error: { driverError?: { code?: string } }) => {
+        if (error.driverError?.code === '55P03') throw new RewardBusyError();
+        throw error;
+      });
+      if (!reward) throw new NotFoundError('Reward');
+      if (!OPEN_REWARD_STATUSES.includes(reward.status)) {
+        throw new ValidationError(`Reward ${id} is ${reward.status} and cannot be cancelled.`);
+      }
+      if (reward.type === 'FIXED') {
+        const card = await this.rewards.lockCard(manager, { rewardId: id, status: 'PENDING' });
+        if (card?.supplierRequestedAt) {
+          // The supplier was asked and has not answered for sure: refunding now could pay for a card
+          // twice. The issuance retry settles it (REDEEMED, or FAILED with the value returned).
+          throw new ValidationError(`Reward ${id}'s card is being issued and can no longer be cancelled; retry to see the outcome.`);
+        }
+        if (card) {
+          await this.rewards.updateCard(manager, card.id, { status: 'CANCELED' });
+          await this.release(manager, { accountId, amountCents: card.amountCents, relatedType: 'card', relatedId: card.id, description: `Cancelled reward ${id}` });
+        }
+      } else if (reward.remainingValueCents > 0) {
+        await this.release(manager, {
+          accountId,
+          amountCents: reward.remainingValueCents,
+          relatedType: 'reward',
+          relatedId: id,
+          description: `Cancelled reward ${id}`,
+        });
+      }
+      reward.status = 'CANCELED';
+      reward.remainingValueCents = 0;
+      await this.rewards.update(manager, id, { status: 'CANCELED', remainingValueCents: 0 });
+      await this.timeline.record(manager, [
+        { event: timelineEvent(id, 'reward.canceled'), webhook: { accountId, type: 'reward.canceled', data: rewardEventData(reward) } },
+      ]);
+      await this.audit.record(manager, {
+        accountId,
+        origin,
+        action: 'reward.canceled',
+        targetType: 'reward',
+        targetId: id,
+        metadata: { type: reward.type, faceValueCents: reward.faceValueCents },
+      });
+    });
+  }
+
+  /**
+   * Expire: due rewards in batches, their remaining value returned to the wallet. Only rewards with
+   * value left expire; one whose value is all in pending cards is REDEEMED when they issue, or gets
+   * value back (and expires) if one fails. Returns how many expired.
+   */
+  async expireDue(batchSize = 100): Promise<number> {
+    let expired = 0;
+    for (;;) {
+      const count = await this.dataSource.transaction(async (manager) => {
+        const due = await this.rewards.lockDueForExpiry(manager, batchSize);
+        // Wallets are locked in account order, so two sweepers can never wait on each other.
+        due.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
+        for (const reward of due) {
+          await this.release(manager, {
+            accountId: reward.accountId,
+            amountCents: reward.remainingValueCents,
+            relatedType: 'reward',
+            relatedId: reward.id,
+            description: `Reward ${reward.id} expired`,
+          });
+          reward.status = 'EXPIRED';
+          reward.remainingValueCents = 0;
+        }
+        if (due.length === 0) return 0;
+        await this.rewards.update(
+          manager,
+          due.map((r) => r.id),
+          { status: 'EXPIRED', remainingValueCents: 0 },
+        );
+        await this.timeline.record(
+          manager,
+          due.map((reward) => ({
+            event: timelineEvent(reward.id, 'reward.expired'),
+            webhook: { accountId: reward.accountId, type: 'reward.expired' as const, data: rewardEventData(reward) },
+          })),
+        );
+        return due.length;
+      });
+      expired += count;
+      if (count < batchSize) return expired;
+    }
+  }
+
+  /** Resend: queues the recipient e-mail again, in any state; the timeline gets `reward.resent`. */
+  async resend(accountId: string, id: string): Promise<void> {
+    const mailJobId = newId('mail');
+    await this.dataSource.transaction(async (manager) => {
+      // No row lock: a resend changes nothing a concurrent issuance or cancel could race with.
+      if (!(await this.rewards.find(manager, id, accountId))) throw new NotFoundError('Reward');
+      await this.rewards.insertMailJob(manager, { id: mailJobId, rewardId: id, kind: 'resend', status: 'PENDING' });
+      await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.resent', { channel: 'email' }) }]);
+    });
+    await this.jobs.enqueue({ mailJobIds: [mailJobId] });
+  }
+
+  /** FIXED: REDEEMED with its card. CHOICE: REDEEMED once nothing is left or pending, else PARTIALLY_REDEEMED. */
+  private async statusAfterCard(manager: EntityManager, reward: RewardEntity, cardId: string): Promise<RewardStatus | null> {
+    if (reward.status === 'CANCELED' || reward.status === 'EXPIRED') return null;
+    if (reward.type === 'FIXED') return 'REDEEMED';
+    if (reward.remainingValueCents > 0) return 'PARTIALLY_REDEEMED';
+    const pending = await this.rewards.countCards(manager, reward.id, 'PENDING', cardId);
+    return pending > 0 ? 'PARTIALLY_REDEEMED' : 'REDEEMED';
+  }
+
+  /**
+   * Returns reserved funds to the wallet. A release that finds its movement already done means the
+   * state machine was bypassed: the transaction rolls back.
+   */
+  private async release(manager: EntityManager, entry: LedgerEntry): Promise<void> {
+    if (!(await this.ledger.release(manager, entry))) {
+      throw new Error(`ledger refused a second release of ${entry.relatedType} ${entry.relatedId}`);
+    }
+  }
+
+  private cardEntry(
+    reward: RewardEntity,
+    card: RewardCardEntity,
+    type: 'card.issued' | 'card.failed',
+    status: string,
+    metadata: Record<string, unknown> = {},
+  ): TimelineEntry {
+    return {
+      event: timelineEvent(reward.id, type, { cardId: card.id, ...metadata }),
+      webhook: { accountId: reward.accountId, type, data: cardEventData(reward.id, card, status) },
+    };
+  }
+}

@@ -1,0 +1,176 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { Condition, entityRow, hashSecret, queryRows, Statement } from '@app/core';
+import { MailJobEntity } from '../entities/mail-job.entity';
+import { RedemptionLinkEntity } from '../entities/redemption-link.entity';
+import { CardStatus, RewardCardEntity } from '../entities/reward-card.entity';
+import { RewardEventEntity } from '../entities/reward-event.entity';
+import { OPEN_REWARD_STATUSES, RewardEntity } from '../entities/reward.entity';
+import type { PreparedRewards } from '../reward-drafts';
+import { rewardEventData } from './reward-webhook-data';
+import { RewardTimeline } from './reward-timeline';
+
+/** Tokens are base62 text of 256 random bits; anything else cannot be a token and costs no query. */
+const TOKEN_SHAPE = /^[0-9A-Za-z]{20,100}$/;
+
+/**
+ * The rows of the reward aggregate (rewards, their cards, links, e-mail jobs and timeline): how
+ * they are read, locked and written. Only RewardLifecycle (and the send, which creates rewards)
+ * use it, so every change of a reward's state goes through the lifecycle's rules.
+ */
+@Injectable()
+export class RewardRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly timeline: RewardTimeline,
+  ) {}
+
+  /**
+   * Locks reward `id` (of `accountId`, when given) until the caller's transaction ends. Issuance,
+   * picks and cancel all take this lock first, then any card's: one order, so they queue up on
+   * the reward and never deadlock.
+   */
+  lock(manager: EntityManager, id: string, accountId?: string): Promise<RewardEntity | null> {
+    const query = this.locking(manager).where('r.id = :id', { id });
+    if (accountId !== undefined) query.andWhere('r.account_id = :accountId', { accountId });
+    return query.getOne();
+  }
+
+  /**
+   * Locks up to `limit` open rewards with value left whose expiry has passed, skipping those another
+   * transaction holds, so several sweepers share the work without taking one reward twice.
+   */
+  lockDueForExpiry(manager: EntityManager, limit: number): Promise<RewardEntity[]> {
+    return this.locking(manager)
+      .setOnLocked('skip_locked')
+      .where('r.expires_at <= now() AND r.status IN (:...open) AND r.remaining_value_cents > 0', { open: OPEN_REWARD_STATUSES })
+      .orderBy('r.expires_at')
+      .limit(limit)
+      .getMany();
+  }
+
+  private locking(manager: EntityManager) {
+    return manager.getRepository(RewardEntity).createQueryBuilder('r').setLock('pessimistic_write');
+  }
+
+  /** Locks a card (after its reward, see `lock`). */
+  lockCard(manager: EntityManager, where: { id: string } | { rewardId: string; status: CardStatus }): Promise<RewardCardEntity | null> {
+    const query = manager.getRepository(RewardCardEntity).createQueryBuilder('c').setLock('pessimistic_write');
+    return ('id' in where
+      ? query.where('c.id = :id', { id: where.id })
+      : query.where('c.reward_id = :rewardId AND c.status = :status', where)
+    ).getOne();
+  }
+
+  find(manager: EntityManager, id: string, accountId?: string): Promise<RewardEntity | null> {
+    return manager.findOneBy(RewardEntity, accountId === undefined ? { id } : { id, accountId });
+  }
+
+  /** The reward of a card, without locking anything. */
+  async rewardIdOfCard(manager: EntityManager, cardId: string): Promise<string | null> {
+    const card = await manager.findOne(RewardCardEntity, { where: { id: cardId }, select: { id: true, rewardId: true } });
+    return card?.rewardId ?? null;
+  }
+
+  /** The reward a link token opens. Looked up by the token's hash (a unique index). */
+  async rewardIdOfToken(manager: EntityManager, token: string): Promise<string | null> {
+    if (!TOKEN_SHAPE.test(token)) return null;
+    const link = await manager.findOne(RedemptionLinkEntity, { where: { tokenHash: hashSecret(token) }, select: { rewardId: true } });
+    return link?.rewardId ?? null;
+  }
+
+  cardsOf(manager: EntityManager, rewardIds: string[]): Promise<RewardCardEntity[]> {
+    return manager.find(RewardCardEntity, { where: { rewardId: In(rewardIds) }, order: { seq: 'ASC' } });
+  }
+
+  eventsOf(manager: EntityManager, rewardIds: string[]): Promise<RewardEventEntity[]> {
+    return manager.find(RewardEventEntity, { where: { rewardId: In(rewardIds) }, order: { seq: 'ASC' } });
+  }
+
+  countCards(manager: EntityManager, rewardId: string, status: CardStatus, exceptCardId?: string): Promise<number> {
+    const query = manager
+      .createQueryBuilder(RewardCardEntity, 'c')
+      .where('c.reward_id = :rewardId AND c.status = :status', { rewardId, status });
+    if (exceptCardId) query.andWhere('c.id <> :exceptCardId', { exceptCardId });
+    return query.getCount();
+  }
+
+  async update(manager: EntityManager, ids: string | string[], changes: Parameters<EntityManager['update']>[2]): Promise<void> {
+    await manager.update(RewardEntity, ids, changes);
+  }
+
+  async updateCard(manager: EntityManager, id: string, changes: Partial<RewardCardEntity>): Promise<void> {
+    await manager.update(RewardCardEntity, { id }, changes);
+  }
+
+  /** Sets openedAt on the first view (SENT becomes OPENED); true only for the one view that did. */
+  async markOpened(manager: EntityManager, id: string): Promise<boolean> {
+    const [won] = await queryRows<{ id: string }>(
+      manager,
+      `UPDATE rewards SET opened_at = clock_timestamp(),
+              status = CASE WHEN status = 'SENT' THEN 'OPENED' ELSE status END
+        WHERE id = $1 AND opened_at IS NULL
+        RETURNING id`,
+      [id],
+    );
+    return Boolean(won);
+  }
+
+  async insertMailJob(manager: EntityManager, job: Pick<MailJobEntity, 'id' | 'rewardId' | 'kind' | 'status'>): Promise<void> {
+    await manager.insert(MailJobEntity, job);
+  }
+
+  /**
+   * Adds the writes of new rewards to `statement`: the rewards, FIXED cards, redemption links,
+   * e-mail jobs, timeline and outbox events, done only if `onlyIf` holds. Funds are the caller's to
+   * hold, in the same statement.
+   */
+  insertNewIn(statement: Statement, prepared: PreparedRewards, options: { onlyIf?: Condition } = {}): void {
+    const all = prepared.rewards;
+    const rewards = this.dataSource.getMetadata(RewardEntity);
+    statement.insertRows('new_rewards', 'rewards', all.map((w) => entityRow(rewards, w.view.reward)), options);
+    const cards = all.flatMap((w) => w.view.cards);
+    if (cards.length) this.insertCardsIn(statement, cards, options);
+    statement.insertRows(
+      'new_links',
+      'redemption_links',
+      all.map((w) => ({ token_hash: hashSecret(w.token), reward_id: w.view.reward.id, channel: 'api' })),
+      options,
+    );
+    statement.insertRows(
+      'new_mail_jobs',
+      'mail_jobs',
+      all.map((w) => ({ id: w.mailJobId, reward_id: w.view.reward.id, kind: 'reward', status: 'PENDING' })),
+      options,
+    );
+    this.timeline.recordIn(
+      statement,
+      all.flatMap((w) =>
+        w.view.events.map((event) => ({
+          event,
+          webhook: {
+            accountId: prepared.accountId,
+            type: event.type as 'reward.created' | 'reward.sent',
+            data: rewardEventData(w.view.reward, event.type === 'reward.created' ? 'CREATED' : 'SENT'),
+          },
+        })),
+      ),
+      options,
+    );
+  }
+
+  insertCardsIn(statement: Statement, cards: RewardCardEntity[], options: { onlyIf?: Condition } = {}): void {
+    const metadata = this.dataSource.getMetadata(RewardCardEntity);
+    statement.insertRows('new_cards', 'reward_cards', cards.map((card) => entityRow(metadata, card)), options);
+  }
+
+  /** Adds an update of a reward's value and status to `statement`. */
+  updateValueIn(statement: Statement, reward: Pick<RewardEntity, 'id' | 'remainingValueCents' | 'status'>): void {
+    statement.with(
+      'reward_update',
+      `UPDATE rewards SET remaining_value_cents = ${statement.param(reward.remainingValueCents)}::bigint,
+              status = ${statement.param(reward.status)}
+        WHERE id = ${statement.param(reward.id)}`,
+    );
+  }
+}

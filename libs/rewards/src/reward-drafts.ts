@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig, newId, randomToken } from '@app/core';
+import { RewardCardEntity } from './entities/reward-card.entity';
+import { RewardEventEntity } from './entities/reward-event.entity';
+import { RewardEntity, RewardSource } from './entities/reward.entity';
+import type { RewardView } from './dto/reward.dto';
+import type { CheckedReward } from './reward-catalog';
+
+export interface WrittenReward {
+  view: RewardView;
+  redemptionUrl: string;
+  cardIds: string[];
+  mailJobId: string;
+}
+
+/** New rewards built in memory, ready to be written: what the response shows is known before the write. */
+export interface PreparedRewards {
+  accountId: string;
+  rewards: (WrittenReward & { token: string })[];
+}
+
+/** What a caller may hand on once the prepared rewards are written (the link token stays here). */
+export function writtenRewards(prepared: PreparedRewards): WrittenReward[] {
+  return prepared.rewards.map(({ view, redemptionUrl, cardIds, mailJobId }) => ({ view, redemptionUrl, cardIds, mailJobId }));
+}
+
+/**
+ * Builds new rewards in memory with everything that goes with them: ids, the FIXED reward's card,
+ * the link token, the e-mail job and the first timeline events. Writes nothing; RewardRepository
+ * writes them (see docs/rewards.md for the states a reward starts in).
+ */
+@Injectable()
+export class RewardDrafts {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  prepare(input: { accountId: string; currency: string; source: RewardSource; checked: CheckedReward[] }): PreparedRewards {
+    const now = new Date();
+    const rewards = input.checked.map(({ dto, item }) => {
+      const fixed = dto.type === 'FIXED';
+      const reward = Object.assign(new RewardEntity(), {
+        id: newId('rw'),
+        accountId: input.accountId,
+        type: dto.type,
+        // Committed as SENT: the reward is CREATED and its e-mail queued in this transaction.
+        status: 'SENT',
+        faceValueCents: dto.valueCents,
+        // A FIXED reward's value moves into its PENDING card at once.
+        remainingValueCents: fixed ? 0 : dto.valueCents,
+        currency: input.currency,
+        recipientEmail: dto.recipient.email,
+        recipientFirstName: dto.recipient.firstName,
+        recipientLastName: dto.recipient.lastName ?? null,
+        message: dto.message ?? null,
+        utid: fixed ? dto.utid! : null,
+        allowedBrandKeys: !fixed && dto.allowedBrandKeys ? [...new Set(dto.allowedBrandKeys)] : null,
+        campaign: dto.campaign ?? null,
+        externalId: dto.externalId ?? null,
+        source: input.source,
+        brandName: item?.brandName ?? null,
+        brandImageUrl: item?.brandImageUrl ?? null,
+        rewardName: item?.rewardName ?? null,
+        expiresAt: dto.expiresAt ? new Date(dto.expiresAt) : null,
+        sentAt: now,
+        openedAt: null,
+        redeemedAt: null,
+        createdAt: now,
+      } satisfies Omit<RewardEntity, 'seq'>);
+      const cards = item ? [pendingCard(reward, item, dto.valueCents, now)] : [];
+      const events = (['reward.created', 'reward.sent'] as const).map((type) =>
+        Object.assign(new RewardEventEntity(), {
+          id: newId('evt'),
+          rewardId: reward.id,
+          type,
+          metadata: type === 'reward.sent' ? { channel: 'email' } : {},
+          createdAt: now,
+        }),
+      );
+      const token = randomToken(32);
+      return {
+        view: { reward, cards, events },
+        token,
+        redemptionUrl: `${this.config.publicBaseUrl}/r/${token}`,
+        cardIds: cards.map((card) => card.id),
+        mailJobId: newId('mail'),
+      };
+    });
+    return { accountId: input.accountId, rewards };
+  }
+}
+
+/** A new PENDING card of `reward`, with the catalog's names as they are now (the snapshot). */
+export function pendingCard(
+  reward: Pick<RewardEntity, 'id' | 'accountId' | 'currency'>,
+  item: NonNullable<CheckedReward['item']>,
+  amountCents: number,
+  now = new Date(),
+): RewardCardEntity {
+  return Object.assign(new RewardCardEntity(), {
+    id: newId('card'),
+    rewardId: reward.id,
+    accountId: reward.accountId,
+    utid: item.utid,
+    rewardName: item.rewardName,
+    brandKey: item.brandKey,
+    brandName: item.brandName,
+    brandImageUrl: item.brandImageUrl,
+    amountCents,
+    currency: reward.currency,
+    status: 'PENDING',
+    redemptionInstructions: null,
+    credentials: null,
+    failureReason: null,
+    supplierRequestedAt: null,
+    issuedAt: null,
+    createdAt: now,
+  } satisfies Omit<RewardCardEntity, 'seq'>);
+}

@@ -1,0 +1,66 @@
+import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
+import { entityRow, Statement } from '@app/core';
+import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
+
+/** A test-only entity whose column transformer is not the identity: dollars in memory, cents stored. */
+@Entity('priced_things')
+class PricedThing {
+  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', insert: false, update: false, select: false })
+  seq: string;
+
+  @PrimaryColumn('text')
+  id: string;
+
+  @Column({
+    name: 'price_cents',
+    type: 'bigint',
+    transformer: { to: (dollars: number) => Math.round(dollars * 100), from: (cents: string) => Number(cents) / 100 },
+  })
+  price: number;
+
+  @Column({ type: 'text', nullable: true })
+  note: string | null;
+}
+
+/**
+ * Statements write entities through `entityRow`, not through TypeORM: a column transformer must
+ * still decide what is stored, or such a write would store something else than TypeORM's own.
+ */
+describe('entityRow', () => {
+  let db: IsolatedDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createIsolatedDatabase();
+    dataSource = await new DataSource({ type: 'postgres', url: db.url, entities: [PricedThing] }).initialize();
+    await dataSource.query(
+      `CREATE TABLE priced_things (seq bigint GENERATED ALWAYS AS IDENTITY, id text PRIMARY KEY, price_cents bigint NOT NULL, note text)`,
+    );
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  it('applies column transformers, leaves out what TypeORM never inserts, and keeps explicit nulls', () => {
+    const row = entityRow(dataSource.getMetadata(PricedThing), Object.assign(new PricedThing(), { id: 'a', price: 12.34, note: null }));
+    expect(row).toEqual({ id: 'a', price_cents: 1234, note: null });
+  });
+
+  it('stores through a statement exactly what TypeORM stores, and reads back the same entity', async () => {
+    const metadata = dataSource.getMetadata(PricedThing);
+    const statement = new Statement();
+    statement.insertRows('things', 'priced_things', [entityRow(metadata, Object.assign(new PricedThing(), { id: 'by-statement', price: 19.99, note: null }))]);
+    await dataSource.query(statement.text('SELECT 1'), statement.params);
+    await dataSource.manager.insert(PricedThing, { id: 'by-typeorm', price: 19.99, note: null });
+
+    const stored = await dataSource.query(`SELECT id, price_cents::int AS cents FROM priced_things ORDER BY id`);
+    expect(stored).toEqual([
+      { id: 'by-statement', cents: 1999 },
+      { id: 'by-typeorm', cents: 1999 },
+    ]);
+    expect(await dataSource.manager.findOneByOrFail(PricedThing, { id: 'by-statement' })).toEqual(
+      Object.assign(new PricedThing(), { id: 'by-statement', price: 19.99, note: null }),
+    );
+  });
+});

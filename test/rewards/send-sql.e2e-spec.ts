@@ -1,0 +1,83 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CreateRewardDto } from '../../libs/rewards/src/dto/create-reward.dto';
+import { RewardLifecycle } from '../../libs/rewards/src/lifecycle/reward-lifecycle.service';
+import type { CheckedReward } from '../../libs/rewards/src/reward-catalog';
+import { pendingCard, RewardDrafts } from '../../libs/rewards/src/reward-drafts';
+import { SendStatements } from '../../libs/rewards/src/send-statements';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The statements of the hot path (a single send, a bulk send, a pick) are committed as rendered
+ * SQL in libs/rewards/sql, so a change to what they write shows in review as SQL. This renders
+ * them with fixed inputs and fails when they differ from the committed files. Ids and values are
+ * parameters, so the text depends only on the shape of the request.
+ */
+const GOLDEN_DIR = join(__dirname, '../../libs/rewards/sql');
+const UPDATE = process.env.UPDATE_SQL_GOLDEN === '1';
+
+const recipient = { email: 'ada@example.test', firstName: 'Ada' };
+const item = { utid: 'U-1', rewardName: 'Gift card', brandKey: 'acme', brandName: 'Acme', brandImageUrl: null };
+const fixed: CheckedReward = { dto: { type: 'FIXED', valueCents: 2500, utid: 'U-1', recipient } as CreateRewardDto, item };
+const choice: CheckedReward = { dto: { type: 'CHOICE', valueCents: 5000, recipient } as CreateRewardDto, item: null };
+
+describe('golden SQL of the send and pick statements', () => {
+  let t: TestApp;
+  let drafts: RewardDrafts;
+  let statements: SendStatements;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    drafts = t.app.get(RewardDrafts);
+    statements = t.app.get(SendStatements);
+  });
+  afterAll(() => t.close());
+
+  const prepare = (source: 'api' | 'bulk', checked: CheckedReward[]) => drafts.prepare({ accountId: 'acct_golden', currency: 'USD', source, checked });
+
+  it('single-send.sql: the one statement of POST /v1/rewards', () => {
+    const withKey = statements.single({
+      prepared: prepare('api', [fixed]),
+      catalogRevision: 7,
+      idempotency: { input: { scope: 'acct_golden', key: 'k-1', operation: 'rewards.create', requestHash: 'h' }, response: { status: 201, body: {} } },
+    });
+    const withoutKey = statements.single({ prepared: prepare('api', [choice]), catalogRevision: 7, idempotency: null });
+    expectGolden('single-send.sql', [
+      ['A FIXED reward with an Idempotency-Key', withKey.sql],
+      ['A CHOICE reward without one', withoutKey.sql],
+    ]);
+  });
+
+  it('bulk-send.sql: the writes of POST /v1/rewards/bulk', () => {
+    expectGolden('bulk-send.sql', [['Two rewards, one FIXED and one CHOICE', statements.bulk(prepare('bulk', [fixed, choice])).sql]]);
+  });
+
+  it('pick.sql: the writes of a pick on the redemption page', () => {
+    const lifecycle = t.app.get(RewardLifecycle);
+    const first = () => prepare('api', [choice]).rewards[0].view.reward;
+    const opened = Object.assign(first(), { status: 'OPENED' as const });
+    const again = Object.assign(first(), { status: 'PARTIALLY_REDEEMED' as const });
+    expectGolden('pick.sql', [
+      ['The first pick (the reward becomes PARTIALLY_REDEEMED)', lifecycle.pickStatement(opened, pendingCard(opened, item, 1000)).text('SELECT 1')],
+      ['A later pick', lifecycle.pickStatement(again, pendingCard(again, item, 1000)).text('SELECT 1')],
+    ]);
+  });
+});
+
+function expectGolden(file: string, variants: [string, string][]): void {
+  const rendered = `${variants.map(([title, sql]) => `-- ${title}\n${sql};\n`).join('\n')}`;
+  const path = join(GOLDEN_DIR, file);
+  if (UPDATE) writeFileSync(path, rendered);
+  let committed = '';
+  try {
+    committed = readFileSync(path, 'utf8');
+  } catch {
+    // compared below: a missing file differs from any statement
+  }
+  if (committed !== rendered) {
+    throw new Error(
+      `libs/rewards/sql/${file} differs from the SQL the code renders now. If the change is intended, ` +
+        `run \`npm run sql:golden\` and commit the regenerated file (review it as part of the change).`,
+    );
+  }
+}
