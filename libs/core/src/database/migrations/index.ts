@@ -9,6 +9,7 @@ import { CredentialRevocationNotify1763810000000 } from './1763810000000-credent
 import { WalletCurrencyFixed1763820000000 } from './1763820000000-wallet-currency-fixed';
 import { CatalogRevisionNotify1763830000000 } from './1763830000000-catalog-revision-notify';
 import { EventsWithoutNotify1763840000000 } from './1763840000000-events-without-notify';
+import { Dashboard1763850000000 } from './1763850000000-dashboard';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   WalletCurrencyFixed1763820000000,
   CatalogRevisionNotify1763830000000,
   EventsWithoutNotify1763840000000,
+  Dashboard1763850000000,
 ];
