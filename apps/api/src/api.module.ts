@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from '@app/account';
 import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
+import { DashboardModule } from '@app/dashboard';
 import { AppConfig, InfrastructureModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
@@ -31,6 +32,7 @@ export class ApiModule {
         RedemptionModule,
         WebhooksModule,
         OAuthModule,
+        DashboardModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       controllers: [HealthController],
