@@ -22,7 +22,7 @@ describe('Dashboard: sessions as a credential', () => {
     const res = await client.signIn(merchant.email, merchant.password);
     expect(client.setCookies[0]).toMatch(/^dashboard_session=[A-Za-z0-9]{43}; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/);
     expect(res.body).toEqual({
-      user: { id: merchant.userId, email: merchant.email },
+      user: { id: merchant.userId, email: merchant.email.toLowerCase() },
       memberships: [{ accountId: merchant.accountId, accountName: expect.any(String), role: 'owner' }],
       currentAccountId: merchant.accountId,
       csrfToken: expect.stringMatching(/^[A-Za-z0-9]{43}$/),
