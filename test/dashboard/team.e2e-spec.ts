@@ -141,6 +141,20 @@ describe('Dashboard: team and invitations', () => {
       expect((await client.patch(`/dashboard/api/members/${owner.userId}`, { role: 'admin' })).status).toBe(200);
     });
 
+    it('two owners demoting each other at the same moment: one wins, one owner is left', async () => {
+      const first = await seedMerchant(t);
+      const second = await addMember(t, first.accountId, 'owner');
+      const [a, b] = await Promise.all([signedIn(t, first), signedIn(t, second)]);
+      const results = await Promise.all([
+        a.patch(`/dashboard/api/members/${second.userId}`, { role: 'admin' }),
+        b.patch(`/dashboard/api/members/${first.userId}`, { role: 'admin' }),
+      ]);
+      // The loser's role is read under the lock: no longer an owner, they may not demote one (403).
+      expect(results.map((res) => res.status).sort()).toEqual([200, 403]);
+      const members = (await (results[0].status === 200 ? a : b).get('/dashboard/api/members')).body.members;
+      expect(members.filter((m: { role: string }) => m.role === 'owner')).toHaveLength(1);
+    });
+
     it('an admin may not make, demote or remove an owner (403)', async () => {
       const owner = await seedMerchant(t);
       const admin = await signedIn(t, await addMember(t, owner.accountId, 'admin'));

@@ -15,8 +15,8 @@ interface MemberRow {
 
 /**
  * The people of an account and their roles (docs/dashboard.md). Two rules hold under concurrency
- * because every change first locks the account's memberships: the account keeps at least one
- * owner, and only an owner makes, demotes or removes an owner. A change reaches the member's open
+ * because every change first locks the account's memberships and reads the actor's role from them:
+ * the account keeps at least one owner, and only an owner makes, demotes or removes an owner. A change reaches the member's open
  * sessions at once: the database announces it and every process drops its cached credentials.
  */
 @Injectable()
@@ -41,7 +41,7 @@ export class TeamService {
       const members = await this.lockMembers(manager, principal.accountId);
       const target = members.find((candidate) => candidate.user_id === userId);
       if (!target) throw new NotFoundError('Member');
-      if ((target.role === 'owner' || role === 'owner') && principal.user?.role !== 'owner') {
+      if ((target.role === 'owner' || role === 'owner') && roleOf(members, actor.userId) !== 'owner') {
         throw new ForbiddenError('Only an owner may make or demote an owner.');
       }
       if (target.role === 'owner' && role !== 'owner') assertAnotherOwner(members, userId);
@@ -74,7 +74,7 @@ export class TeamService {
       const members = await this.lockMembers(manager, principal.accountId);
       const target = members.find((candidate) => candidate.user_id === userId);
       if (!target) throw new NotFoundError('Member');
-      if (target.role === 'owner' && principal.user?.role !== 'owner') throw new ForbiddenError('Only an owner may remove an owner.');
+      if (target.role === 'owner' && roleOf(members, actor.userId) !== 'owner') throw new ForbiddenError('Only an owner may remove an owner.');
       if (target.role === 'owner') assertAnotherOwner(members, userId);
       await manager.query(`DELETE FROM memberships WHERE account_id = $1 AND user_id = $2`, [principal.accountId, userId]);
       await manager.query(
@@ -103,6 +103,11 @@ export class TeamService {
       [accountId],
     );
   }
+}
+
+/** The actor's role as locked now, not as their session saw it when the request began. */
+function roleOf(members: MemberRow[], userId: string): Role | undefined {
+  return members.find((member) => member.user_id === userId)?.role;
 }
 
 function assertAnotherOwner(members: MemberRow[], leavingUserId: string): void {
