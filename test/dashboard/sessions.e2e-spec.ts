@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DashboardClient } from '../support/dashboard-client';
 import { addMember, signedIn } from '../support/dashboard';
@@ -28,6 +29,11 @@ describe('Dashboard: sessions as a credential', () => {
       csrfToken: expect.stringMatching(/^[A-Za-z0-9]{43}$/),
     });
     expect((await client.get('/dashboard/api/session')).body).toEqual(res.body);
+    // The server keeps only the token's hash.
+    const token = client.cookie!.split('=')[1];
+    expect(await db.query(`SELECT 1 FROM sessions WHERE token_hash = $1`, [token])).toEqual([]);
+    const sha256 = createHash('sha256').update(token).digest('hex');
+    expect(await db.query(`SELECT purpose FROM sessions WHERE token_hash = $1`, [sha256])).toEqual([{ purpose: 'dashboard' }]);
     // The cookie is a credential on /v1, acting on the current account.
     const account = await client.get('/v1/account');
     expect(account.status).toBe(200);
@@ -125,6 +131,12 @@ describe('Dashboard: sessions as a credential', () => {
     const tokens = await connect(t, app, merchant, 'account:read rewards:write');
     const token = await withKey.get('/dashboard/api/members', { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(token.status).toBe(401);
+    // The OAuth pages signed the merchant in with the same session mechanism, ended by the decision.
+    const [authorize] = await db.query(
+      `SELECT count(*)::int AS ended FROM sessions WHERE purpose = 'oauth_authorize' AND user_id = $1 AND ended_at IS NOT NULL`,
+      [merchant.userId],
+    );
+    expect(authorize.ended).toBeGreaterThan(0);
     // Even next to a valid session cookie, an Authorization header is not a dashboard credential.
     const client = await signedIn(t, merchant);
     expect((await client.get('/dashboard/api/api-keys', { headers: { authorization: `Bearer ${merchant.key}` } })).status).toBe(401);
