@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { SessionStore } from '@app/auth';
 import { DashboardClient } from '../support/dashboard-client';
 import { addMember, signedIn } from '../support/dashboard';
 import { connect, registerApp } from '../support/oauth';
@@ -207,6 +208,17 @@ describe('Dashboard: sessions as a credential', () => {
       await db.query(`UPDATE sessions SET last_seen_at = now() - interval '1 hour 59 minutes' WHERE csrf_token = $1`, [client.csrfToken]);
       expect((await client.get('/dashboard/api/session')).status).toBe(200);
     });
+  });
+
+  it('sessions dead for more than a day are purged; live ones are untouched', async () => {
+    const live = await signedIn(t, merchant);
+    const dead = await signedIn(t, merchant);
+    await dead.delete('/dashboard/api/session');
+    await db.query(`UPDATE sessions SET ended_at = now() - interval '25 hours' WHERE csrf_token = $1`, [dead.csrfToken]);
+    expect(await t.app.get(SessionStore).purge()).toBeGreaterThanOrEqual(1);
+    expect(await db.query(`SELECT 1 FROM sessions WHERE csrf_token = $1`, [dead.csrfToken])).toEqual([]);
+    expect(await db.query(`SELECT 1 FROM sessions WHERE csrf_token = $1`, [live.csrfToken])).toHaveLength(1);
+    expect((await live.get('/dashboard/api/session')).status).toBe(200);
   });
 
   it('switching account: 404 for an account the user is not a member of', async () => {

@@ -13,6 +13,9 @@ interface Lifetime {
   absoluteSeconds: number;
 }
 
+/** A sign-in in this many also deletes sessions dead for a day, so the table holds about a day of history. */
+const PURGE_EVERY_N_STARTS = 100;
+
 /** docs/dashboard.md: 2 h without a request or 12 h in all; an authorize run lasts 30 minutes. */
 export const SESSION_LIFETIMES: Record<SessionPurpose, Lifetime> = {
   dashboard: { idleSeconds: 2 * 3600, absoluteSeconds: 12 * 3600 },
@@ -75,7 +78,16 @@ export class SessionStore {
         SESSION_LIFETIMES[purpose].absoluteSeconds,
       ],
     );
+    if (Math.random() < 1 / PURGE_EVERY_N_STARTS) void this.purge().catch(() => undefined);
     return { session: toSession(rows[0]), token };
+  }
+
+  /** Deletes sessions ended or expired more than a day ago; returns how many. */
+  async purge(): Promise<number> {
+    const [, deleted] = (await this.dataSource.query(
+      `DELETE FROM sessions WHERE ended_at < now() - interval '1 day' OR expires_at < now() - interval '1 day'`,
+    )) as [unknown, number];
+    return deleted;
   }
 
   /** The live session of this token, its use recorded (which restarts the idle clock); or null. */

@@ -8,7 +8,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Sessions act as credentials, and resolved credentials are cached in memory by every API process:
  * ending or shortening a session, moving it to another account, changing a member's role or
  * removing them is announced on `credentials_revoked`, as a key revocation is, so no process acts
- * on a stale role. Recording a session's use (last_seen_at moving forward) announces nothing.
+ * on a stale role. Recording a session's use (last_seen_at moving forward) and purging dead sessions
+ * announce nothing.
  */
 export class Dashboard1763850000000 implements MigrationInterface {
   name = 'Dashboard1763850000000';
@@ -77,7 +78,9 @@ export class Dashboard1763850000000 implements MigrationInterface {
         EXECUTE FUNCTION notify_credentials_revoked()`);
     await db.query(`
       CREATE TRIGGER sessions_deleted_notify
-        AFTER DELETE ON sessions FOR EACH ROW EXECUTE FUNCTION notify_credentials_revoked()`);
+        AFTER DELETE ON sessions
+        FOR EACH ROW WHEN (OLD.ended_at IS NULL AND OLD.expires_at > now())
+        EXECUTE FUNCTION notify_credentials_revoked()`);
     await db.query(`
       CREATE TRIGGER memberships_role_changed_notify
         AFTER UPDATE OF role ON memberships
