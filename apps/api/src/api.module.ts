@@ -3,6 +3,7 @@ import { AccountModule } from '@app/account';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
+import { DashboardModule } from '@app/dashboard';
 import { AppConfig, InfrastructureModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
@@ -44,6 +45,7 @@ export class ApiModule {
         WebhooksModule,
         OAuthModule,
         AuditModule,
+        DashboardModule,
       ],
       controllers: [HealthController],
     };

@@ -7,3 +7,8 @@ export * from './auth.guard';
 export * from './auth.module';
 export * from './require-scope.decorator';
 export * from './current-principal.decorator';
+export * from './session-store';
+export * from './session-cookie';
+export * from './signed-in.guard';
+export * from './sign-in-limiter.service';
+export * from './audit-trail';
