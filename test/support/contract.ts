@@ -31,7 +31,7 @@ export class Contract {
   }
 
   /** Throws with a readable explanation when the response breaks the contract. */
-  check(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+  check(method: string, url: string, status: number, contentType: string | null, body: unknown, headers?: Headers): void {
     const path = new URL(url, 'http://x').pathname;
     const route = this.routes.find((r) => r.method === method.toLowerCase() && r.pattern.test(path));
     if (!route) {
@@ -42,6 +42,7 @@ export class Contract {
     const response = responses[String(status)] ?? responses.default;
     const where = `${method} ${route.template} -> ${status}`;
     if (!response) throw new Error(`${where}: status ${status} is not documented in openapi.yaml`);
+    if (headers) this.checkHeaders(response, headers, where);
     const schema = response.content?.['application/json']?.schema;
     if (!schema) {
       if (body !== undefined && contentType?.includes('json')) throw new Error(`${where}: a JSON body is not documented`);
@@ -52,6 +53,22 @@ export class Contract {
       .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
       .join('/');
     this.validate(`#/${pointer}`, body, where);
+  }
+
+  /** Headers the contract marks required must be sent, and every declared header sent must fit its schema. */
+  private checkHeaders(response: Json, headers: Headers, where: string): void {
+    for (const [name, declared] of Object.entries<Json>(response.headers ?? {})) {
+      const header = declared.$ref ? this.document.components.headers[declared.$ref.split('/').pop()] : declared;
+      const value = headers.get(name);
+      if (value === null) {
+        if (header.required) throw new Error(`${where}: required header ${name} is missing`);
+        continue;
+      }
+      const schema = header.schema ?? {};
+      const typed = schema.type === 'integer' ? Number(value) : value;
+      const validate = this.ajv.compile(schema);
+      if (!validate(typed)) throw new Error(`${where}: header ${name}: ${JSON.stringify(value)} does not match ${JSON.stringify(schema)}`);
+    }
   }
 
   private validate(pointer: string, body: unknown, where: string): void {

@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import { ApiExceptionFilter, validationExceptionFactory } from '@app/core';
+import { ApiExceptionFilter, jsonBodyOnly, validationExceptionFactory } from '@app/core';
 import { buildOpenApiDocument } from './openapi-document';
 
 /** Creation options: the raw body is kept for signature checks (Stripe webhooks). */
@@ -25,6 +25,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
       },
     }),
   );
+  app.use(jsonBodyOnly);
   app.useBodyParser('json', { limit: '1mb' });
   app.useGlobalPipes(
     new ValidationPipe({

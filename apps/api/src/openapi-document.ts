@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { applyContractConventions } from './openapi-conventions';
 
 const DESCRIPTION = `Send digital gift-card rewards from a prepaid wallet.
 
@@ -23,7 +24,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'client_secret_basic',
     )
     .build();
-  return SwaggerModule.createDocument(app, config, {
+  const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
   });
+  return applyContractConventions(document);
 }

@@ -6,10 +6,13 @@ import { CredentialResolverRegistry } from './credential-resolver';
 import type { Principal } from './principal';
 import { RateLimiter, RateLimitState } from './rate-limiter.service';
 import { REQUIRED_SCOPE } from './auth-metadata';
+import { clientAddress } from './client-address';
 import type { Scope } from './scopes';
 
-/** DECISIONS §10: failed authentication is limited per client address. */
+/** Failed authentication is limited per client address (docs/operations.md). */
 export const AUTH_FAILURES_PER_MINUTE = 60;
+/** The rate-limit bucket failed authentications count in, here and at the OAuth token endpoints. */
+export const AUTH_FAILURES_BUCKET = 'auth-failures';
 
 declare module 'express' {
   interface Request {
@@ -49,8 +52,8 @@ export class AuthGuard implements CanActivate {
 
   /** The principal and its rate-limit usage, this request counted. */
   private async authenticate(request: Request): Promise<{ principal: Principal; usage: RateLimitState }> {
-    const address = request.ip ?? 'unknown';
-    const failuresLimit = { bucket: 'auth-failures', subject: address, limit: AUTH_FAILURES_PER_MINUTE };
+    const address = clientAddress(request);
+    const failuresLimit = { bucket: AUTH_FAILURES_BUCKET, subject: address, limit: AUTH_FAILURES_PER_MINUTE };
     const credential = bearerCredential(request);
 
     // A credential resolved moments ago: the address check and the count are one Redis round trip.
@@ -74,10 +77,12 @@ export class AuthGuard implements CanActivate {
       return { principal, usage };
     }
     await this.limiter.hit(failuresLimit.bucket, address, AUTH_FAILURES_PER_MINUTE);
+    // RFC 6750 §3: the challenge names the scheme, and says invalid_token when a token was presented.
     throw new UnauthorizedError(
       credential
         ? 'The credential is invalid or has been revoked.'
         : 'Missing credential: send `Authorization: Bearer <API key>`.',
+      { 'WWW-Authenticate': credential ? 'Bearer error="invalid_token"' : 'Bearer' },
     );
   }
 }

@@ -7,3 +7,4 @@ export * from './auth.guard';
 export * from './auth.module';
 export * from './require-scope.decorator';
 export * from './current-principal.decorator';
+export * from './client-address';
