@@ -39,7 +39,8 @@ export class Contract {
       throw new Error(`${method} ${path} is not in openapi.yaml`);
     }
     const responses = this.document.paths[route.template][route.method].responses as Json;
-    const response = responses[String(status)] ?? responses.default;
+    const documented = responses[String(status)] ? String(status) : 'default';
+    const response = responses[documented];
     const where = `${method} ${route.template} -> ${status}`;
     if (!response) throw new Error(`${where}: status ${status} is not documented in openapi.yaml`);
     if (headers) this.checkHeaders(response, headers, where);
@@ -49,7 +50,7 @@ export class Contract {
       return;
     }
     if (!contentType?.includes('application/json')) throw new Error(`${where}: expected JSON, got ${contentType}`);
-    const pointer = ['paths', route.template, route.method, 'responses', String(status), 'content', 'application/json', 'schema']
+    const pointer = ['paths', route.template, route.method, 'responses', documented, 'content', 'application/json', 'schema']
       .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
       .join('/');
     this.validate(`#/${pointer}`, body, where);
