@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AccountModule } from '@app/account';
 import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
-import { AppConfig, InfrastructureModule } from '@app/core';
+import { AppConfig, InfrastructureModule, MetricsModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
 import { RedemptionModule } from '@app/redemption';
@@ -12,6 +12,7 @@ import { WalletModule } from '@app/wallet';
 import { WebhooksModule } from '@app/webhooks';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { HealthController } from './health.controller';
+import { MetricsController } from './metrics.controller';
 
 /** The HTTP API; with RUN_WORKERS=true the same process also runs the worker side. */
 @Module({})
@@ -31,9 +32,10 @@ export class ApiModule {
         RedemptionModule,
         WebhooksModule,
         OAuthModule,
+        MetricsModule.forApi(),
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
     };
   }
 }

@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import { ApiExceptionFilter, APP_CONFIG, AppConfig, jsonBodyOnly, validationExceptionFactory } from '@app/core';
+import { ApiExceptionFilter, APP_CONFIG, AppConfig, httpMetrics, jsonBodyOnly, validationExceptionFactory } from '@app/core';
 import { buildOpenApiDocument } from './openapi-document';
 
 /** Creation options: the raw body is kept for signature checks (Stripe webhooks). */
@@ -27,6 +27,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
       },
     }),
   );
+  app.use(httpMetrics);
   app.use(jsonBodyOnly);
   app.useBodyParser('json', { limit: '1mb' });
   app.useGlobalPipes(

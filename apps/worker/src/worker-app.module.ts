@@ -1,11 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
-import { AppConfig, InfrastructureModule } from '@app/core';
+import { AppConfig, InfrastructureModule, MetricsModule } from '@app/core';
 import { WorkerModule } from './worker.module';
 
 @Module({})
 export class WorkerAppModule {
   static register(config: AppConfig): DynamicModule {
-    return { module: WorkerAppModule, imports: [InfrastructureModule.forRoot(config), AuthModule, WorkerModule] };
+    return { module: WorkerAppModule, imports: [InfrastructureModule.forRoot(config), AuthModule, WorkerModule, MetricsModule.forWorker()] };
   }
 }

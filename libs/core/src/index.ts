@@ -29,3 +29,8 @@ export * from './queue/queues';
 export * from './database/rows';
 export * from './database/pg-notifications';
 export * from './database/statement';
+export * from './metrics/metrics';
+export * from './metrics/metrics-access';
+export * from './metrics/metrics-collectors';
+export * from './metrics/metrics.module';
+export * from './metrics/http-metrics.middleware';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierError } from '@app/catalog';
+import { cardIssuances, supplierRequestDuration } from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import { RewardCardEntity } from './entities/reward-card.entity';
 import { RewardEntity } from './entities/reward.entity';
@@ -48,11 +49,24 @@ export class CardIssuanceService {
     });
     if (!marked) return 'skipped';
 
+    let outcome: IssuanceOutcome;
+    try {
+      outcome = await this.issueMarked(cardId);
+    } catch (error) {
+      cardIssuances.inc({ outcome: 'retry' });
+      throw error;
+    }
+    if (outcome !== 'skipped') cardIssuances.inc({ outcome });
+    return outcome;
+  }
+
+  private issueMarked(cardId: string): Promise<IssuanceOutcome> {
     return this.dataSource.transaction(async (manager) => {
       const locked = await this.lockPending(manager, cardId);
       if (!locked) return 'skipped';
       const { reward, card } = locked;
       let issued;
+      const timer = supplierRequestDuration.startTimer({ operation: 'issueCard' });
       try {
         issued = await this.supplier.issueCard({
           utid: card.utid,
@@ -60,12 +74,15 @@ export class CardIssuanceService {
           currency: card.currency,
           reference: card.id,
         });
+        timer({ outcome: 'ok' });
       } catch (error) {
-        if (!(error instanceof SupplierError && error.permanent)) {
+        const permanent = error instanceof SupplierError && error.permanent;
+        timer({ outcome: permanent ? 'permanent_error' : 'transient_error' });
+        if (!permanent) {
           this.logger.error({ cardId, err: error }, 'supplier did not settle the card; it stays PENDING and is asked again');
           throw error; // rolled back; retried with backoff, then by the sweeper
         }
-        await this.fail(manager, reward, card, error.message);
+        await this.fail(manager, reward, card, (error as SupplierError).message);
         return 'failed';
       }
       await this.succeed(manager, reward, card, issued.credentials, issued.redemptionInstructions);

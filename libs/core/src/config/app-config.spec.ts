@@ -26,6 +26,8 @@ describe('loadConfig', () => {
       webhookAllowPrivateTargets: false,
       logLevel: 'info',
       trustProxy: false,
+      metricsToken: null,
+      metricsPort: null,
     });
   });
 
@@ -64,6 +66,7 @@ describe('loadConfig', () => {
     [{ QUEUE_PREFIX: 'has space' }, 'QUEUE_PREFIX'],
     [{ MAIL_FROM: 'nobody' }, 'MAIL_FROM'],
     [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+    [{ METRICS_PORT: 'http' }, 'METRICS_PORT'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
   ])('%j is refused with one line naming %s', (env, variable) => {

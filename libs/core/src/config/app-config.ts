@@ -37,6 +37,10 @@ export interface AppConfig {
    * addresses/CIDRs of trusted proxies. Decides the client address per-address limits count against.
    */
   trustProxy: TrustProxy;
+  /** Bearer token that opens GET /metrics (and the worker's METRICS_PORT); unset: loopback clients only. */
+  metricsToken: string | null;
+  /** Where the worker side serves its own /metrics; unset: it serves none. */
+  metricsPort: number | null;
 }
 
 export type TrustProxy = false | number | string[];
@@ -145,6 +149,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     trustProxy: trustProxy(env),
+    metricsToken: raw(env, 'METRICS_TOKEN') ?? null,
+    metricsPort: raw(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', 0, 1, 65535),
   };
 }
 
