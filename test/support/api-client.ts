@@ -1,7 +1,4 @@
-import { Contract } from './contract';
-
-let sharedContract: Contract | undefined;
-const contract = () => (sharedContract ??= new Contract());
+import { sharedContract as contract } from './contract';
 
 export interface ApiResponse<T = any> {
   status: number;

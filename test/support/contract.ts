@@ -8,6 +8,10 @@ type Json = Record<string, any>;
 
 export const OPENAPI_PATH = join(__dirname, '..', '..', 'openapi.yaml');
 
+let shared: Contract | undefined;
+/** One parsed contract per test file. */
+export const sharedContract = () => (shared ??= new Contract());
+
 /**
  * Checks a response against openapi.yaml, the committed contract: the operation must exist, the
  * status must be documented for it, and the body must match the documented schema. Objects are
@@ -54,6 +58,27 @@ export class Contract {
       .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
       .join('/');
     this.validate(`#/${pointer}`, body, where);
+  }
+
+  /**
+   * Checks a webhook request as a receiver got it: the body against the schema of its event type,
+   * and the signature headers against the callback of createWebhookEndpoint.
+   */
+  checkWebhook(body: unknown, headers: Record<string, string | string[] | undefined>): void {
+    const type = (body as { type?: string } | null)?.type;
+    const where = `webhook ${type}`;
+    this.validate('#/components/schemas/WebhookEvent', body, where);
+    const callback = this.document.paths['/v1/webhook-endpoints'].post.callbacks.webhookEvent['{$request.body#/url}'].post;
+    for (const parameter of callback.parameters as Json[]) {
+      const value = headers[parameter.name.toLowerCase()];
+      if (value === undefined) {
+        if (parameter.required) throw new Error(`${where}: header ${parameter.name} is missing`);
+        continue;
+      }
+      if (!this.ajv.validate(parameter.schema, value)) {
+        throw new Error(`${where}: header ${parameter.name}: ${JSON.stringify(value)} does not match ${JSON.stringify(parameter.schema)}`);
+      }
+    }
   }
 
   /** Headers the contract marks required must be sent, and every declared header sent must fit its schema. */

@@ -79,12 +79,42 @@ export function applyContractConventions(document: OpenAPIObject): OpenAPIObject
         for (const status of ['200', '207']) if (responses[status]) addHeaders(responses[status], ['Idempotent-Replayed']);
       }
 
-      responses.default ??= errorResponse(
-        'Unexpected failure (500; `error: internal` with a `requestId` to quote), or 503 while a dependency is unreachable.',
-      );
+      responses['500'] ??= errorResponse('Unexpected failure: `error: internal` with a `requestId` that finds it in the logs.');
+      responses.default ??= errorResponse('Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable.');
     }
   }
+  // Every tag an operation uses is declared, in the order first used.
+  const tags = new Set<string>();
+  for (const operations of Object.values<Json>(doc.paths ?? {})) {
+    for (const operation of Object.values<Json>(operations)) for (const tag of operation.tags ?? []) tags.add(tag);
+  }
+  doc.tags = [...tags].map((name) => doc.tags?.find((t: Json) => t.name === name) ?? { name, description: TAGS[name] ?? name });
+  giveIntegersAFormat(doc);
   return document;
+}
+
+const TAGS: Record<string, string> = {
+  Account: 'The account a credential belongs to: its settings, branding and overview.',
+  Wallet: 'The prepaid balance rewards are paid from, and its ledger.',
+  'Top-ups': 'Adding money to the wallet.',
+  Catalog: 'Gift-card brands and the items that can be sent.',
+  Rewards: 'Sending rewards, one or in bulk, and following them.',
+  Webhooks: 'Endpoints that receive signed event notifications, and their deliveries.',
+  OAuth: 'Token and revocation endpoints for marketplace apps (RFC 6749, RFC 7009) and server metadata (RFC 8414).',
+};
+
+const INT32 = 2 ** 31;
+
+/** int32 when the bounds fit in 32 bits, int64 otherwise: cents and counts may exceed 2^31. */
+function giveIntegersAFormat(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(giveIntegersAFormat);
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Json;
+  if (schema.type === 'integer' && schema.format === undefined) {
+    const fits = schema.maximum !== undefined && schema.maximum < INT32 && (schema.minimum ?? 0) >= -INT32;
+    schema.format = fits ? 'int32' : 'int64';
+  }
+  Object.values(schema).forEach(giveIntegersAFormat);
 }
 
 function addHeaders(response: Json, names: string[]): void {

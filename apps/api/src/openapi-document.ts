@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { applyContractConventions } from './openapi-conventions';
+import { addWebhookEvents } from './openapi-webhooks';
 
 const DESCRIPTION = `Send digital gift-card rewards from a prepaid wallet.
 
@@ -27,5 +28,5 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
   });
-  return applyContractConventions(document);
+  return applyContractConventions(addWebhookEvents(document));
 }
