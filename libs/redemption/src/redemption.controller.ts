@@ -17,7 +17,7 @@ type Refusal = { status: 404 | 429; retryAfter?: number };
 /**
  * The recipient's page and its JSON API (DECISIONS §7), reached by the link token alone. Not part
  * of the merchant API, so not in openapi.yaml: README documents it. Every request counts against
- * the address (DECISIONS §10), and unknown tokens count again on a tighter budget, past which an
+ * the address (docs/operations.md), and unknown tokens count again on a tighter budget, past which an
  * address's guesses are refused (see miss()).
  */
 @ApiExcludeController()
