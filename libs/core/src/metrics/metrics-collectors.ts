@@ -98,8 +98,10 @@ export class MetricsCollectors implements OnApplicationBootstrap, OnModuleDestro
         }),
       this.dataSource
         .query(
-          `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - MIN(created_at)), 0)::float8 AS age
-             FROM webhook_deliveries WHERE status = 'PENDING'`,
+          // Paused endpoints keep their deliveries pending on purpose: they would only make the age grow.
+          `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - MIN(d.created_at)), 0)::float8 AS age
+             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            WHERE d.status = 'PENDING' AND e.active`,
         )
         .then(([row]: { age: number }[]) => webhookOldestPendingAge.set(row?.age ?? 0)),
     ]).catch((error: unknown) => this.logger.warn({ err: error }, 'sampling metrics failed'));

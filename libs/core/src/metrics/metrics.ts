@@ -50,7 +50,7 @@ export const webhookDeliveryLag = new Histogram({
 /** Sampled at each scrape: how long the oldest event not yet delivered has waited. */
 export const webhookOldestPendingAge = new Gauge({
   name: 'webhook_oldest_pending_delivery_age_seconds',
-  help: 'Age of the oldest webhook delivery still pending (0 when none is).',
+  help: 'Age of the oldest webhook delivery still pending to an active endpoint (0 when none is).',
   registers,
 });
 
