@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'var/**', 'test-artifacts/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'var/**', 'test-artifacts/**', 'bench/results/**', 'clients/typescript/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

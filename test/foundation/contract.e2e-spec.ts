@@ -17,6 +17,8 @@ import { startTestApp, TestApp } from '../support/test-app';
 const EXPECTED_ROUTES: Record<string, string> = {
   'GET /health/live': 'public',
   'GET /health/ready': 'public',
+  // Prometheus metrics: guarded by METRICS_TOKEN or loopback, not by an API credential.
+  'GET /metrics': 'public',
   'GET /v1/account': 'account:read',
   'GET /v1/account/overview': 'account:read',
   'PATCH /v1/account/branding': 'account:write',

@@ -4,7 +4,7 @@ import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
 import { DashboardModule } from '@app/dashboard';
-import { AppConfig, InfrastructureModule } from '@app/core';
+import { AppConfig, InfrastructureModule, MetricsModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
 import { RedemptionModule } from '@app/redemption';
@@ -13,6 +13,7 @@ import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
 import { WebhooksModule } from '@app/webhooks';
 import { HealthController } from './health.controller';
+import { MetricsController } from './metrics.controller';
 
 export interface ApiModuleOptions {
   /**
@@ -46,8 +47,9 @@ export class ApiModule {
         OAuthModule,
         AuditModule,
         DashboardModule,
+        MetricsModule.forApi(),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
     };
   }
 }

@@ -3,6 +3,8 @@ import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AuditModule } from '@app/audit';
 import { DashboardModule } from '@app/dashboard';
+import { applyContractConventions } from './openapi-conventions';
+import { addWebhookEvents } from './openapi-webhooks';
 
 const DESCRIPTION = `Send digital gift-card rewards from a prepaid wallet.
 
@@ -31,7 +33,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     include: modulesExcept(app, DashboardModule),
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
   });
-  return withoutDashboardRoutes(document);
+  return applyContractConventions(addWebhookEvents(withoutDashboardRoutes(document)));
 }
 
 /**

@@ -6,12 +6,15 @@ import { CredentialResolverRegistry, CredentialTransport } from './credential-re
 import type { Principal } from './principal';
 import { RateLimiter, RateLimitState } from './rate-limiter.service';
 import { DASHBOARD_ONLY, REQUIRED_SCOPE } from './auth-metadata';
+import { clientAddress } from './client-address';
 import { assertSameSiteRequest, dashboardSessionCookie, SessionCookie } from './session-cookie';
 import { SESSION_LIFETIMES } from './session-store';
 import type { Scope } from './scopes';
 
 /** Failed authentication is limited per client address (docs/auth.md, Rate limits). */
 export const AUTH_FAILURES_PER_MINUTE = 60;
+/** The rate-limit bucket failed authentications count in, here and at the OAuth token endpoints. */
+export const AUTH_FAILURES_BUCKET = 'auth-failures';
 
 declare module 'express' {
   interface Request {
@@ -64,8 +67,8 @@ export class AuthGuard implements CanActivate {
 
   /** The principal and its rate-limit usage, this request counted. */
   private async authenticate(request: Request): Promise<{ principal: Principal; usage: RateLimitState }> {
-    const address = request.ip ?? 'unknown';
-    const failuresLimit = { bucket: 'auth-failures', subject: address, limit: AUTH_FAILURES_PER_MINUTE };
+    const address = clientAddress(request);
+    const failuresLimit = { bucket: AUTH_FAILURES_BUCKET, subject: address, limit: AUTH_FAILURES_PER_MINUTE };
     const credential = bearerCredential(request);
     // The cookie counts only when no Authorization header is sent: an explicit credential wins.
     const cookie = request.headers.authorization ? undefined : this.sessionCookie.valueFrom(request.headers.cookie);
@@ -96,10 +99,12 @@ export class AuthGuard implements CanActivate {
       return { principal, usage };
     }
     await this.limiter.hit(failuresLimit.bucket, address, AUTH_FAILURES_PER_MINUTE);
+    // RFC 6750 §3: the challenge names the scheme, and says invalid_token when a token was presented.
     throw new UnauthorizedError(
       presented
         ? 'The credential is invalid or has been revoked.'
         : 'Missing credential: send `Authorization: Bearer <API key>`.',
+      { 'WWW-Authenticate': presented ? 'Bearer error="invalid_token"' : 'Bearer' },
     );
   }
 }

@@ -12,3 +12,4 @@ export * from './session-cookie';
 export * from './signed-in.guard';
 export * from './sign-in-limiter.service';
 export * from './audit-trail';
+export * from './client-address';

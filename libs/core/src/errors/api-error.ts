@@ -39,8 +39,8 @@ export class BadRequestError extends ApiError {
 }
 
 export class UnauthorizedError extends ApiError {
-  constructor(message = 'Missing, invalid or revoked credential.') {
-    super(401, 'unauthorized', message);
+  constructor(message = 'Missing, invalid or revoked credential.', headers: Record<string, string> = {}) {
+    super(401, 'unauthorized', message, undefined, headers);
   }
 }
 
