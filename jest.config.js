@@ -10,9 +10,10 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', astTransformers: { before: [swaggerPlugin] } }],
     // oauth4webapi (the strict OAuth client of the OAuth tests) is ESM-only: compiled to CommonJS
     // for Jest on Node 20 (DEPENDENCIES.md trap 2).
-    '/oauth4webapi/build/index\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
+    // otplib's base32 and HMAC (@scure/base, @noble/hashes; two-factor sign-in) are ESM-only too.
+    '/(oauth4webapi/build/index|@scure/base/index|@noble/hashes/.*)\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!oauth4webapi/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(.*/node_modules/)?(oauth4webapi|@scure/base|@noble/hashes)/)'],
   moduleNameMapper: {
     '^@app/([^/]+)$': '<rootDir>/libs/$1/src',
     '^@app/([^/]+)/(.*)$': '<rootDir>/libs/$1/src/$2',

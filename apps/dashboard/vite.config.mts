@@ -7,6 +7,8 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/dashboard/',
   oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },
+  // The types generated from openapi.yaml and openapi.dashboard.yaml (npm run openapi).
+  resolve: { alias: { '@client': fileURLToPath(new URL('../../clients/typescript', import.meta.url)) } },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -3,6 +3,7 @@ import { AuditLog } from '@app/audit';
 import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { connect, registerApp } from '../support/oauth';
 import { catalogPicks, choiceReward, fund } from '../support/rewards';
+import { addMember, signedIn } from '../support/dashboard';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /** On its own database: changing catalog rules moves the catalog revision (and ETags) other suites read. */
@@ -169,13 +170,24 @@ describe('audit log', () => {
     expect(JSON.stringify(await entries(merchant))).not.toContain('999');
   });
 
-  it('GET /dashboard/api/audit-log is not for API keys (a dashboard-only permission) nor anonymous callers', async () => {
+  it('GET /dashboard/api/audit-log lists entries for an admin session; an API key (not a dashboard credential), a developer and anonymous callers get none', async () => {
     const merchant = await seedMerchant(t);
+    await t.api.as(merchant.key).patch('/v1/account/branding', { senderName: 'Audited Sender' });
+    const owner = await signedIn(t, merchant);
+    const listed = await owner.get('/dashboard/api/audit-log?action=branding.updated');
+    expect(listed.status).toBe(200);
+    expect(listed.body.entries).toEqual([expect.objectContaining({ action: 'branding.updated', actor: expect.objectContaining({ type: 'api_key' }) })]);
+    // Dashboard actions land in the same log, naming the person who signed in.
+    const signIns = await owner.get('/dashboard/api/audit-log?action=session.signed_in');
+    expect(signIns.body.entries[0]).toMatchObject({ actor: { type: 'user', label: merchant.email.toLowerCase() } });
+    const developer = await signedIn(t, await addMember(t, merchant.accountId, 'developer'));
+    expect((await developer.get('/dashboard/api/audit-log')).status).toBe(403);
+
     const get = (authorization?: string) =>
       fetch(`${t.baseUrl}/dashboard/api/audit-log`, { headers: authorization ? { authorization } : {} });
     const withKey = await get(`Bearer ${merchant.key}`);
-    expect(withKey.status).toBe(403);
-    expect(await withKey.json()).toMatchObject({ error: 'forbidden' });
+    expect(withKey.status).toBe(401);
+    expect(await withKey.json()).toMatchObject({ error: 'unauthorized' });
     expect((await get()).status).toBe(401);
     // Nor is it part of the public contract.
     const document = (await (await fetch(`${t.baseUrl}/docs/openapi.json`)).json()) as { paths: object };

@@ -4,9 +4,10 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { RequestMethod } from '@nestjs/common';
 import { parse } from 'yaml';
-import { PUBLIC_ROUTE, REQUIRED_SCOPE } from '@app/auth';
-import { buildOpenApiDocument } from '../../apps/api/src/openapi-document';
+import { DASHBOARD_ONLY, PUBLIC_ROUTE, REQUIRED_SCOPE, SIGNED_IN_ROUTE } from '@app/auth';
+import { buildDashboardOpenApiDocument, buildOpenApiDocument } from '../../apps/api/src/openapi-document';
 import { OPENAPI_PATH } from '../support/contract';
+import { DASHBOARD_OPENAPI_PATH } from '../support/dashboard-client';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -16,13 +17,15 @@ import { startTestApp, TestApp } from '../support/test-app';
 const EXPECTED_ROUTES: Record<string, string> = {
   'GET /health/live': 'public',
   'GET /health/ready': 'public',
+  // Prometheus metrics: guarded by METRICS_TOKEN or loopback, not by an API credential.
+  'GET /metrics': 'public',
   'GET /v1/account': 'account:read',
   'GET /v1/account/overview': 'account:read',
   'PATCH /v1/account/branding': 'account:write',
   'GET /v1/account/catalog-rules': 'account:read',
   'PUT /v1/account/catalog-rules': 'account:write',
   // Dashboard-only: a scope no API key or OAuth token can hold.
-  'GET /dashboard/api/audit-log': 'audit_log:read',
+  'GET /dashboard/api/audit-log': 'dashboard audit_log:read',
   'GET /v1/wallet': 'wallet:read',
   'GET /v1/wallet/transactions': 'wallet:read',
   'POST /v1/topups': 'wallet:write',
@@ -60,6 +63,31 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /r/:token': 'public',
   'GET /r/:token/api': 'public',
   'POST /r/:token/api/cards': 'public',
+  // The dashboard-only API: `dashboard <scope>` is a role's permission that only a session carries;
+  // `signed-in` needs a session but no account; `public` routes are sign-in, invitation links and resets.
+  'POST /dashboard/api/session': 'public',
+  'GET /dashboard/api/session': 'signed-in',
+  'DELETE /dashboard/api/session': 'signed-in',
+  'POST /dashboard/api/session/account': 'signed-in',
+  'GET /dashboard/api/members': 'dashboard team:manage',
+  'PATCH /dashboard/api/members/:userId': 'dashboard team:manage',
+  'DELETE /dashboard/api/members/:userId': 'dashboard team:manage',
+  'GET /dashboard/api/invitations': 'dashboard team:manage',
+  'POST /dashboard/api/invitations': 'dashboard team:manage',
+  'DELETE /dashboard/api/invitations/:invitation': 'dashboard team:manage',
+  'GET /dashboard/api/invitations/:invitation': 'public',
+  'POST /dashboard/api/invitations/:invitation/accept': 'public',
+  'GET /dashboard/api/api-keys': 'dashboard api_keys:manage',
+  'POST /dashboard/api/api-keys': 'dashboard api_keys:manage',
+  'DELETE /dashboard/api/api-keys/:id': 'dashboard api_keys:manage',
+  'GET /dashboard/api/connected-apps': 'dashboard connected_apps:manage',
+  'DELETE /dashboard/api/connected-apps/:id': 'dashboard connected_apps:manage',
+  'POST /dashboard/api/me/password': 'signed-in',
+  'POST /dashboard/api/me/totp': 'signed-in',
+  'POST /dashboard/api/me/totp/confirm': 'signed-in',
+  'POST /dashboard/api/me/totp/disable': 'signed-in',
+  'POST /dashboard/api/password-reset': 'public',
+  'POST /dashboard/api/password-reset/:token': 'public',
 };
 
 describe('OpenAPI contract and route scopes', () => {
@@ -76,6 +104,22 @@ describe('OpenAPI contract and route scopes', () => {
     if (!isDeepStrictEqual(generated, committed)) {
       expect(generated).toEqual(committed); // shows the difference
     }
+  });
+
+  it('the generated dashboard document equals the committed openapi.dashboard.yaml', () => {
+    const generated = JSON.parse(JSON.stringify(buildDashboardOpenApiDocument(t.app)));
+    const committed = parse(readFileSync(DASHBOARD_OPENAPI_PATH, 'utf8'));
+    if (!isDeepStrictEqual(generated, committed)) {
+      expect(generated).toEqual(committed); // shows the difference
+    }
+  });
+
+  it('openapi.yaml, the public contract, has no dashboard route; the dashboard document has only those', () => {
+    const publicPaths = Object.keys(parse(readFileSync(OPENAPI_PATH, 'utf8')).paths);
+    const dashboardPaths = Object.keys(parse(readFileSync(DASHBOARD_OPENAPI_PATH, 'utf8')).paths);
+    expect(publicPaths.filter((path) => path.startsWith('/dashboard'))).toEqual([]);
+    expect(dashboardPaths.filter((path) => !path.startsWith('/dashboard/api/'))).toEqual([]);
+    expect(dashboardPaths.length).toBeGreaterThan(0);
   });
 
   it('documents every query parameter as optional (filters, page, page_size), as docs/errors.md describes them', () => {
@@ -107,8 +151,12 @@ describe('OpenAPI contract and route scopes', () => {
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
         const full = `/${[prefix, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/');
         const scope = reflector.get(REQUIRED_SCOPE, handler);
+        const dashboardOnly = reflector.get(DASHBOARD_ONLY, handler);
+        const signedIn = reflector.get(SIGNED_IN_ROUTE, handler);
         const isPublic = reflector.getAllAndOverride(PUBLIC_ROUTE, [handler, metatype]);
-        routes[`${method} ${full}`] = scope ?? (isPublic ? 'public' : 'NONE');
+        const declared = scope ? `${dashboardOnly ? 'dashboard ' : ''}${scope}` : signedIn ? 'signed-in' : isPublic ? 'public' : 'NONE';
+        // A dashboard route must be dashboard-only, signed-in or deliberately public: never a plain API scope.
+        routes[`${method} ${full}`] = full.startsWith('/dashboard/api') && scope && !dashboardOnly ? `API scope ${scope}?` : declared;
       }
     }
     expect(routes).toEqual(EXPECTED_ROUTES);

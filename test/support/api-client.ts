@@ -1,7 +1,4 @@
-import { Contract } from './contract';
-
-let sharedContract: Contract | undefined;
-const contract = () => (sharedContract ??= new Contract());
+import { sharedContract as contract } from './contract';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -60,7 +57,7 @@ export class ApiClient {
     const text = await response.text();
     const contentType = response.headers.get('content-type');
     const body = contentType?.includes('json') && text ? JSON.parse(text) : text || undefined;
-    contract().check(method, path, response.status, contentType, body);
+    contract().check(method, path, response.status, contentType, body, response.headers);
     return { status: response.status, headers: response.headers, body, text };
   }
 }

@@ -8,6 +8,10 @@ type Json = Record<string, any>;
 
 export const OPENAPI_PATH = join(__dirname, '..', '..', 'openapi.yaml');
 
+let shared: Contract | undefined;
+/** One parsed contract per test file. */
+export const sharedContract = () => (shared ??= new Contract());
+
 /**
  * Checks a response against openapi.yaml, the committed contract: the operation must exist, the
  * status must be documented for it, and the body must match the documented schema. Objects are
@@ -31,7 +35,7 @@ export class Contract {
   }
 
   /** Throws with a readable explanation when the response breaks the contract. */
-  check(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+  check(method: string, url: string, status: number, contentType: string | null, body: unknown, headers?: Headers): void {
     const path = new URL(url, 'http://x').pathname;
     const route = this.routes.find((r) => r.method === method.toLowerCase() && r.pattern.test(path));
     if (!route) {
@@ -39,19 +43,58 @@ export class Contract {
       throw new Error(`${method} ${path} is not in openapi.yaml`);
     }
     const responses = this.document.paths[route.template][route.method].responses as Json;
-    const response = responses[String(status)] ?? responses.default;
+    const documented = responses[String(status)] ? String(status) : 'default';
+    const response = responses[documented];
     const where = `${method} ${route.template} -> ${status}`;
     if (!response) throw new Error(`${where}: status ${status} is not documented in openapi.yaml`);
+    if (headers) this.checkHeaders(response, headers, where);
     const schema = response.content?.['application/json']?.schema;
     if (!schema) {
       if (body !== undefined && contentType?.includes('json')) throw new Error(`${where}: a JSON body is not documented`);
       return;
     }
     if (!contentType?.includes('application/json')) throw new Error(`${where}: expected JSON, got ${contentType}`);
-    const pointer = ['paths', route.template, route.method, 'responses', String(status), 'content', 'application/json', 'schema']
+    const pointer = ['paths', route.template, route.method, 'responses', documented, 'content', 'application/json', 'schema']
       .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
       .join('/');
     this.validate(`#/${pointer}`, body, where);
+  }
+
+  /**
+   * Checks a webhook request as a receiver got it: the body against the schema of its event type,
+   * and the signature headers against the callback of createWebhookEndpoint.
+   */
+  checkWebhook(body: unknown, headers: Record<string, string | string[] | undefined>): void {
+    const type = (body as { type?: string } | null)?.type;
+    const where = `webhook ${type}`;
+    this.validate('#/components/schemas/WebhookEvent', body, where);
+    const callback = this.document.paths['/v1/webhook-endpoints'].post.callbacks.webhookEvent['{$request.body#/url}'].post;
+    for (const parameter of callback.parameters as Json[]) {
+      const value = headers[parameter.name.toLowerCase()];
+      if (value === undefined) {
+        if (parameter.required) throw new Error(`${where}: header ${parameter.name} is missing`);
+        continue;
+      }
+      if (!this.ajv.validate(parameter.schema, value)) {
+        throw new Error(`${where}: header ${parameter.name}: ${JSON.stringify(value)} does not match ${JSON.stringify(parameter.schema)}`);
+      }
+    }
+  }
+
+  /** Headers the contract marks required must be sent, and every declared header sent must fit its schema. */
+  private checkHeaders(response: Json, headers: Headers, where: string): void {
+    for (const [name, declared] of Object.entries<Json>(response.headers ?? {})) {
+      const header = declared.$ref ? this.document.components.headers[declared.$ref.split('/').pop()] : declared;
+      const value = headers.get(name);
+      if (value === null) {
+        if (header.required) throw new Error(`${where}: required header ${name} is missing`);
+        continue;
+      }
+      const schema = header.schema ?? {};
+      const typed = schema.type === 'integer' ? Number(value) : value;
+      const validate = this.ajv.compile(schema);
+      if (!validate(typed)) throw new Error(`${where}: header ${name}: ${JSON.stringify(value)} does not match ${JSON.stringify(schema)}`);
+    }
   }
 
   private validate(pointer: string, body: unknown, where: string): void {

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sharedContract } from './contract';
 
 export interface ReceivedWebhook {
   path: string;
@@ -48,6 +49,7 @@ export class WebhookReceiver {
         }
         const entry = { path: req.url ?? '', headers: req.headers, body, json, at: Date.now(), socket: this.socketIds.get(req.socket) ?? 0 };
         this.received.push(entry);
+        if (req.headers['x-webhook-id'] !== undefined) this.checkContract(entry);
         const responder = this.responders.get(entry.path);
         if (responder) void responder(entry, res);
         else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
@@ -82,9 +84,30 @@ export class WebhookReceiver {
     return this.received.filter((r) => r.path === path);
   }
 
-  close(): Promise<void> {
+  /**
+   * Closes the server, and fails (so the suite's afterAll fails) when any delivery received broke
+   * the webhook contract in openapi.yaml: every suite using a receiver checks every payload it got.
+   */
+  async close(): Promise<void> {
     this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.violations.length) {
+      throw new Error(`webhook deliveries broke openapi.yaml:\n${this.violations.slice(0, 5).join('\n')}`);
+    }
+  }
+
+  /** Deliveries that did not match the webhook schemas or signature headers of openapi.yaml. */
+  readonly violations: string[] = [];
+  /** How many deliveries were checked against the contract. */
+  checked = 0;
+
+  private checkContract(entry: ReceivedWebhook): void {
+    this.checked += 1;
+    try {
+      sharedContract().checkWebhook(entry.json, entry.headers);
+    } catch (error) {
+      this.violations.push((error as Error).message);
+    }
   }
 }
 

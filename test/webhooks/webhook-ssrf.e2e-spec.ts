@@ -47,7 +47,9 @@ describe('webhook SSRF guard', () => {
     dns.set(host, ...addresses);
     const res = await create(`https://${host}/hook`);
     expect(res.status).toBe(400);
-    expect(res.body.issues[0]).toEqual({ path: 'url', message: expect.stringContaining('forbidden address') });
+    // The answer does not say what the host resolves to (that goes to the log only).
+    expect(res.body.issues[0]).toEqual({ path: 'url', message: 'URL is not allowed (private, loopback or unresolvable address)' });
+    for (const address of addresses) expect(res.text).not.toContain(address);
   });
 
   it.each([
@@ -73,7 +75,7 @@ describe('webhook SSRF guard', () => {
   it('refuses a name that does not resolve', async () => {
     const res = await create('https://nowhere.example.test/hook');
     expect(res.status).toBe(400);
-    expect(res.body.issues[0].message).toMatch(/DNS lookup/);
+    expect(res.body.issues[0].message).toBe('URL is not allowed (private, loopback or unresolvable address)');
   });
 
   it('accepts https to a host whose every address is public', async () => {
@@ -113,7 +115,7 @@ describe('webhook SSRF guard', () => {
         const res = await t.api.as(merchant.key).get(`/v1/webhook-endpoints/${created.body.webhookEndpoint.id}/deliveries`);
         return res.body.deliveries[0]?.status === 'FAILED' && res.body.deliveries;
       });
-      expect(delivery).toMatchObject({ attempts: 2, responseStatus: null, lastError: expect.stringMatching(/refused before connecting.*127\.0\.0\.1.*loopback/) });
+      expect(delivery).toMatchObject({ attempts: 2, responseStatus: null, lastError: 'refused before connecting: URL is not allowed (private, loopback or unresolvable address)' });
       expect(connections).toBe(0);
     });
   });

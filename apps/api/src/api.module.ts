@@ -3,7 +3,8 @@ import { AccountModule } from '@app/account';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
-import { AppConfig, InfrastructureModule } from '@app/core';
+import { DashboardModule } from '@app/dashboard';
+import { AppConfig, InfrastructureModule, MetricsModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
 import { RedemptionModule } from '@app/redemption';
@@ -12,6 +13,7 @@ import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
 import { WebhooksModule } from '@app/webhooks';
 import { HealthController } from './health.controller';
+import { MetricsController } from './metrics.controller';
 
 export interface ApiModuleOptions {
   /**
@@ -44,8 +46,10 @@ export class ApiModule {
         WebhooksModule,
         OAuthModule,
         AuditModule,
+        DashboardModule,
+        MetricsModule.forApi(),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
     };
   }
 }

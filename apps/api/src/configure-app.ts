@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import { ApiExceptionFilter, validationExceptionFactory } from '@app/core';
+import { ApiExceptionFilter, APP_CONFIG, AppConfig, httpMetrics, jsonBodyOnly, validationExceptionFactory } from '@app/core';
 import { serveDashboard } from './dashboard-static';
 import { buildOpenApiDocument } from './openapi-document';
 
@@ -15,6 +15,8 @@ export const API_APP_OPTIONS: NestApplicationOptions = { bufferLogs: true, rawBo
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Which X-Forwarded-For hops to believe when working out the client address (TRUST_PROXY).
+  app.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -26,6 +28,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
       },
     }),
   );
+  app.use(httpMetrics);
+  app.use(jsonBodyOnly);
   app.useBodyParser('json', { limit: '1mb' });
   app.useGlobalPipes(
     new ValidationPipe({

@@ -1,5 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { AuditModule } from '@app/audit';
+import { DashboardModule } from '@app/dashboard';
+import { applyContractConventions } from './openapi-conventions';
+import { addWebhookEvents } from './openapi-webhooks';
 
 const DESCRIPTION = `Send digital gift-card rewards from a prepaid wallet.
 
@@ -24,9 +29,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .build();
   const document = SwaggerModule.createDocument(app, config, {
+    // The dashboard-only API is not part of the public contract: it has its own document.
+    include: modulesExcept(app, DashboardModule),
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
   });
-  return withoutDashboardRoutes(document);
+  return applyContractConventions(addWebhookEvents(withoutDashboardRoutes(document)));
 }
 
 /**
@@ -55,4 +62,36 @@ function withoutDashboardRoutes(document: OpenAPIObject): OpenAPIObject {
   visit(document.paths);
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
   return document;
+}
+
+const DASHBOARD_DESCRIPTION = `The dashboard-only API: sign-in sessions, the team, API keys, connected apps and
+one's own password and two-factor sign-in. Only a dashboard session may call it: an API key or OAuth
+token gets \`401\`. Sign in with \`POST /dashboard/api/session\`; the answer sets the \`dashboard_session\`
+cookie (\`__Host-dashboard_session\` on https) and carries a \`csrfToken\`. Every POST, PATCH, PUT and
+DELETE made with the cookie must send it as \`X-CSRF-Token\` (\`403\` otherwise), and an \`Origin\`
+header, when sent, must be the service's own. The same cookie works on \`/v1\`, acting on the
+session's current account with the scopes of the user's role there. Errors are \`{error, message}\`.`;
+
+/** The dashboard-only API's document; openapi.dashboard.yaml is this, committed. */
+export function buildDashboardOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Rewards dashboard API')
+    .setDescription(DASHBOARD_DESCRIPTION)
+    .setVersion('1.0.0')
+    .addCookieAuth('dashboard_session', { type: 'apiKey', in: 'cookie', description: 'The session cookie set at sign-in.' }, 'session')
+    .build();
+  return SwaggerModule.createDocument(app, config, {
+    include: [DashboardModule, AuditModule],
+    operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
+  });
+}
+
+type ModuleClass = ReturnType<typeof modulesOf>[number];
+
+function modulesOf(app: INestApplication) {
+  return [...app.get(ModulesContainer).values()].map((module) => module.metatype);
+}
+
+function modulesExcept(app: INestApplication, excluded: ModuleClass): ModuleClass[] {
+  return modulesOf(app).filter((type) => type !== excluded);
 }

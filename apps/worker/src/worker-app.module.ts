@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
-import { AppConfig, InfrastructureModule } from '@app/core';
+import { AppConfig, InfrastructureModule, MetricsModule } from '@app/core';
 import { RewardJobsModule } from '@app/rewards';
 import { WorkerModule } from './worker.module';
 
@@ -12,6 +12,9 @@ import { WorkerModule } from './worker.module';
 @Module({})
 export class WorkerAppModule {
   static register(config: AppConfig): DynamicModule {
-    return { module: WorkerAppModule, imports: [InfrastructureModule.forRoot(config), RewardJobsModule.enqueueHere(), AuthModule, WorkerModule] };
+    return {
+      module: WorkerAppModule,
+      imports: [InfrastructureModule.forRoot(config), RewardJobsModule.enqueueHere(), AuthModule, WorkerModule, MetricsModule.forWorker()],
+    };
   }
 }

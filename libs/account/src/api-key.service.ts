@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { CredentialResolver, CredentialResolverRegistry, Principal, scopesOfApiKey } from '@app/auth';
 import { BadRequestError, hashSecret, newId, newSecret, NotFoundError } from '@app/core';
 import { AccountEntity } from './entities/account.entity';
@@ -28,16 +28,20 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
     this.registry.register(this);
   }
 
-  async create(accountId: string, scopes: string[], name = ''): Promise<{ id: string; key: string }> {
+  /** `manager`: inside the caller's transaction (the dashboard writes its audit entry in the same one). */
+  async create(accountId: string, scopes: string[], name = '', manager?: EntityManager): Promise<{ id: string; key: string }> {
     const unique = [...new Set(scopes)];
     if (unique.length === 0 || unique.some((scope) => !API_KEY_SCOPES.includes(scope as ApiKeyScope))) {
       throw new BadRequestError([{ path: 'scopes', message: 'must be read, write or read,write' }]);
     }
     if (name.length > 100) throw new BadRequestError([{ path: 'name', message: 'must be at most 100 characters' }]);
-    if (!(await this.accounts.existsBy({ id: accountId }))) throw new NotFoundError('Account');
+    const [accounts, keys] = manager
+      ? [manager.getRepository(AccountEntity), manager.getRepository(ApiKeyEntity)]
+      : [this.accounts, this.keys];
+    if (!(await accounts.existsBy({ id: accountId }))) throw new NotFoundError('Account');
     const key = newSecret('sk');
     const id = newId('key');
-    await this.keys.insert({
+    await keys.insert({
       id,
       accountId,
       name,
@@ -54,6 +58,17 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
     const key = await this.keys.findOneBy({ id });
     if (!key?.revokedAt) throw new NotFoundError('API key');
     return { id, revokedAt: key.revokedAt.toISOString() };
+  }
+
+  /**
+   * Revokes a key of `accountId` (the dashboard); false when the account has no such key. Revoking
+   * a revoked key changes nothing. Every process drops its cached credentials once it commits.
+   */
+  async revokeInAccount(accountId: string, id: string, manager: EntityManager): Promise<{ found: boolean; revoked: boolean }> {
+    const key = await manager.findOneBy(ApiKeyEntity, { id, accountId });
+    if (!key) return { found: false, revoked: false };
+    const result = await manager.update(ApiKeyEntity, { id, accountId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    return { found: true, revoked: !!result.affected };
   }
 
   claims(credential: string): boolean {

@@ -7,4 +7,5 @@ export * from './password-hasher';
 export * from './entities/account.entity';
 export * from './entities/user.entity';
 export * from './entities/membership.entity';
+export * from './entities/api-key.entity';
 export * from './dto/account.dto';

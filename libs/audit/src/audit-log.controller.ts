@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
+import { CurrentPrincipal, Principal, RequireDashboardScope } from '@app/auth';
 import { ApiErrorResponses } from '@app/core';
 import { AuditLog } from './audit-log.service';
 import { AuditLogQueryDto, AuditLogResponseDto, toAuditEntryDto } from './dto/audit-log.dto';
@@ -12,7 +12,7 @@ export class AuditLogController {
   constructor(private readonly audit: AuditLog) {}
 
   @Get()
-  @RequireScope('audit_log:read')
+  @RequireDashboardScope('audit_log:read')
   @ApiOperation({ operationId: 'listAuditLog', summary: 'Who changed what in the account, newest first' })
   @ApiErrorResponses(400)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: AuditLogQueryDto): Promise<AuditLogResponseDto> {

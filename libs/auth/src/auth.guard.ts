@@ -2,14 +2,19 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig, ForbiddenError, RateLimitedError, UnauthorizedError } from '@app/core';
-import { CredentialResolverRegistry } from './credential-resolver';
+import { CredentialResolverRegistry, CredentialTransport } from './credential-resolver';
 import type { Principal } from './principal';
 import { RateLimiter, RateLimitState } from './rate-limiter.service';
-import { REQUIRED_SCOPE } from './auth-metadata';
+import { DASHBOARD_ONLY, REQUIRED_SCOPE } from './auth-metadata';
+import { clientAddress } from './client-address';
+import { assertSameSiteRequest, dashboardSessionCookie, SessionCookie } from './session-cookie';
+import { SESSION_LIFETIMES } from './session-store';
 import type { Scope } from './scopes';
 
 /** Failed authentication is limited per client address (docs/auth.md, Rate limits). */
 export const AUTH_FAILURES_PER_MINUTE = 60;
+/** The rate-limit bucket failed authentications count in, here and at the OAuth token endpoints. */
+export const AUTH_FAILURES_BUCKET = 'auth-failures';
 
 declare module 'express' {
   interface Request {
@@ -18,27 +23,40 @@ declare module 'express' {
 }
 
 /**
- * Authenticates the bearer credential, counts the request against the credential's rate limit and
- * checks the route's scope, in that order: a request with a valid key but the wrong scope still
- * counts, and an address that keeps failing is refused before any lookup is made.
+ * Authenticates the credential (a bearer header, or else the dashboard's session cookie), counts
+ * the request against the credential's rate limit and checks the route's scope, in that order: a
+ * request with a valid key but the wrong scope still counts, and an address that keeps failing is
+ * refused before any lookup is made. A request authenticated by the cookie that changes something
+ * must also pass the CSRF and Origin checks (session-cookie.ts).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly sessionCookie: SessionCookie;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly resolvers: CredentialResolverRegistry,
     private readonly limiter: RateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.sessionCookie = dashboardSessionCookie(config.publicBaseUrl, SESSION_LIFETIMES.dashboard.absoluteSeconds);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     const response = context.switchToHttp().getResponse<Response>();
     const required = this.reflector.get<Scope>(REQUIRED_SCOPE, context.getHandler());
+    // API keys and OAuth tokens are not dashboard credentials: a leaked one must not manage keys or people.
+    if (this.reflector.get<boolean>(DASHBOARD_ONLY, context.getHandler()) && request.headers.authorization) {
+      throw new UnauthorizedError('This endpoint takes a dashboard session, not an API key or OAuth token.');
+    }
 
     const { principal, usage } = await this.authenticate(request);
     setRateLimitHeaders(response, usage);
     if (!usage.allowed) throw new RateLimitedError(usage.resetSeconds);
+    if (principal.credentialKind === 'session') {
+      assertSameSiteRequest(request, principal.csrfToken ?? '', this.config.publicBaseUrl);
+    }
 
     if (!principal.scopes.has(required)) {
       throw new ForbiddenError(`This credential lacks the scope ${required} that this endpoint requires.`);
@@ -49,12 +67,19 @@ export class AuthGuard implements CanActivate {
 
   /** The principal and its rate-limit usage, this request counted. */
   private async authenticate(request: Request): Promise<{ principal: Principal; usage: RateLimitState }> {
-    const address = request.ip ?? 'unknown';
-    const failuresLimit = { bucket: 'auth-failures', subject: address, limit: AUTH_FAILURES_PER_MINUTE };
+    const address = clientAddress(request);
+    const failuresLimit = { bucket: AUTH_FAILURES_BUCKET, subject: address, limit: AUTH_FAILURES_PER_MINUTE };
     const credential = bearerCredential(request);
+    // The cookie counts only when no Authorization header is sent: an explicit credential wins.
+    const cookie = request.headers.authorization ? undefined : this.sessionCookie.valueFrom(request.headers.cookie);
+    const presented: { value: string; transport: CredentialTransport } | null = credential
+      ? { value: credential, transport: 'bearer' }
+      : cookie
+        ? { value: cookie, transport: 'cookie' }
+        : null;
 
     // A credential resolved moments ago: the address check and the count are one Redis round trip.
-    const known = credential ? this.resolvers.cached(credential) : null;
+    const known = presented ? this.resolvers.cached(presented.value, presented.transport) : null;
     if (known) {
       const { blocked, usage } = await this.limiter.hitUnlessBlocked(
         failuresLimit,
@@ -68,16 +93,18 @@ export class AuthGuard implements CanActivate {
 
     const failures = await this.limiter.peek(failuresLimit.bucket, address, AUTH_FAILURES_PER_MINUTE);
     if (!failures.allowed) throw tooManyFailures(failures);
-    const principal = credential ? await this.resolvers.resolve(credential) : null;
+    const principal = presented ? await this.resolvers.resolve(presented.value, presented.transport) : null;
     if (principal) {
       const usage = await this.limiter.hit('credential', principal.credentialId, this.config.rateLimitPerMinute);
       return { principal, usage };
     }
     await this.limiter.hit(failuresLimit.bucket, address, AUTH_FAILURES_PER_MINUTE);
+    // RFC 6750 §3: the challenge names the scheme, and says invalid_token when a token was presented.
     throw new UnauthorizedError(
-      credential
+      presented
         ? 'The credential is invalid or has been revoked.'
         : 'Missing credential: send `Authorization: Bearer <API key>`.',
+      { 'WWW-Authenticate': presented ? 'Bearer error="invalid_token"' : 'Bearer' },
     );
   }
 }

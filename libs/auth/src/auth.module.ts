@@ -2,10 +2,16 @@ import { Global, Module } from '@nestjs/common';
 import { AuthGuard } from './auth.guard';
 import { CredentialResolverRegistry } from './credential-resolver';
 import { RateLimiter } from './rate-limiter.service';
+import { SessionStore } from './session-store';
+import { SignedInGuard } from './signed-in.guard';
+import { SignInLimiter } from './sign-in-limiter.service';
 
+const SHARED = [CredentialResolverRegistry, RateLimiter, AuthGuard, SessionStore, SignedInGuard, SignInLimiter];
+
+/** Global: every domain module's routes use the guards. */
 @Global()
 @Module({
-  providers: [CredentialResolverRegistry, RateLimiter, AuthGuard],
-  exports: [CredentialResolverRegistry, RateLimiter, AuthGuard],
+  providers: SHARED,
+  exports: SHARED,
 })
 export class AuthModule {}

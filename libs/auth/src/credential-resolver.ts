@@ -15,6 +15,12 @@ const CACHE_MAX_ENTRIES = 10_000;
  * so the guard never changes when a kind is added.
  */
 export interface CredentialResolver {
+  /**
+   * How the credential arrives: an `Authorization: Bearer` header (the default) or the dashboard's
+   * session cookie. A cookie value sent as a bearer token is never tried as a session, and the
+   * reverse, so one kind can never stand in for the other.
+   */
+  readonly transport?: CredentialTransport;
   /** Cheap syntactic test, e.g. the `sk_` prefix: only the first resolver that claims a credential sees it. */
   claims(credential: string): boolean;
   /** The principal, or null when the credential is unknown, expired or revoked. */
@@ -22,6 +28,8 @@ export interface CredentialResolver {
   /** Called when a cached principal is used, e.g. to record the key's last use. */
   used?(principal: Principal): void;
 }
+
+export type CredentialTransport = 'bearer' | 'cookie';
 
 interface CacheEntry {
   principal: Principal;
@@ -51,9 +59,9 @@ export class CredentialResolverRegistry implements NotificationHandler {
   }
 
   /** The principal of a credential resolved moments ago and still trusted, without any I/O. */
-  cached(credential: string): Principal | null {
+  cached(credential: string, transport: CredentialTransport = 'bearer'): Principal | null {
     if (this.cache.size === 0 || !this.notifications.live(CREDENTIALS_REVOKED_CHANNEL)) return null;
-    const key = digest(credential);
+    const key = digest(transport, credential);
     const entry = this.cache.get(key);
     if (!entry) return null;
     if (entry.until <= Date.now()) {
@@ -64,10 +72,12 @@ export class CredentialResolverRegistry implements NotificationHandler {
     return entry.principal;
   }
 
-  async resolve(credential: string): Promise<Principal | null> {
-    const hit = this.cached(credential);
+  async resolve(credential: string, transport: CredentialTransport = 'bearer'): Promise<Principal | null> {
+    const hit = this.cached(credential, transport);
     if (hit) return hit;
-    const resolver = this.resolvers.find((candidate) => candidate.claims(credential));
+    const resolver = this.resolvers.find(
+      (candidate) => (candidate.transport ?? 'bearer') === transport && candidate.claims(credential),
+    );
     if (!resolver) return null;
     this.subscribe();
     // Read before the lookup: a revocation (or a lost listener) during it must not be outlived.
@@ -77,7 +87,7 @@ export class CredentialResolverRegistry implements NotificationHandler {
     if (principal && live && generation === this.generation) {
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
       const until = Math.min(Date.now() + CREDENTIAL_CACHE_TTL_MS, principal.expiresAt?.getTime() ?? Infinity);
-      this.cache.set(digest(credential), { principal, until, resolver });
+      this.cache.set(digest(transport, credential), { principal, until, resolver });
     }
     return principal;
   }
@@ -111,6 +121,6 @@ export class CredentialResolverRegistry implements NotificationHandler {
 }
 
 /** Cache keys are hashes: the map never holds a usable secret. */
-function digest(credential: string): string {
-  return createHash('sha256').update(credential).digest('base64');
+function digest(transport: CredentialTransport, credential: string): string {
+  return createHash('sha256').update(`${transport}:${credential}`).digest('base64');
 }

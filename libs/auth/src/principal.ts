@@ -13,6 +13,8 @@ export interface Principal {
   expiresAt?: Date;
   /** The signed-in person behind a dashboard session, and their role in `accountId`. */
   user?: { id: string; email: string; role: Role };
+  /** A dashboard session's CSRF token: state-changing requests made with the cookie must echo it. */
+  csrfToken?: string;
   /** The OAuth app behind an access token, for the audit log. */
   oauthClientId?: string;
 }

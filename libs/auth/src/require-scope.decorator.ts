@@ -1,8 +1,9 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiExtension } from '@nestjs/swagger';
 import { ApiErrorResponses } from '@app/core';
 import { AuthGuard } from './auth.guard';
-import { PUBLIC_ROUTE, REQUIRED_SCOPE } from './auth-metadata';
+import { DASHBOARD_ONLY, PUBLIC_ROUTE, REQUIRED_SCOPE, SIGNED_IN_ROUTE } from './auth-metadata';
+import { SignedInGuard } from './signed-in.guard';
 import type { Scope } from './scopes';
 
 /**
@@ -16,6 +17,31 @@ export function RequireScope(scope: Scope): MethodDecorator {
     UseGuards(AuthGuard),
     ApiBearerAuth('bearer'),
     ApiExtension('x-required-scope', scope),
+    ApiErrorResponses(401, 403, 429),
+  );
+}
+
+/**
+ * A dashboard-only route acting on the session's current account: the role there must grant
+ * `scope`. An API key or OAuth token gets 401, whatever its scopes.
+ */
+export function RequireDashboardScope(scope: Scope): MethodDecorator {
+  return applyDecorators(
+    SetMetadata(REQUIRED_SCOPE, scope),
+    SetMetadata(DASHBOARD_ONLY, true),
+    UseGuards(AuthGuard),
+    ApiCookieAuth('session'),
+    ApiExtension('x-required-scope', scope),
+    ApiErrorResponses(401, 403, 429),
+  );
+}
+
+/** A dashboard route that needs a signed-in person, not an account (see SignedInGuard). */
+export function SignedIn(): MethodDecorator {
+  return applyDecorators(
+    SetMetadata(SIGNED_IN_ROUTE, true),
+    UseGuards(SignedInGuard),
+    ApiCookieAuth('session'),
     ApiErrorResponses(401, 403, 429),
   );
 }

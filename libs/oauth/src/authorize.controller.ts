@@ -2,15 +2,11 @@ import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { MembershipRole, UserDirectory } from '@app/account';
-import { Public, RateLimiter } from '@app/auth';
+import { Public, SignInLimiter } from '@app/auth';
 import { AuthorizeSession, AuthorizeSessionStore } from './authorize-session.store';
 import { authorizePageCsp, consentPage, errorPage, signInPage } from './authorize-pages';
 import { AuthorizationRequest, OAuthAuthorizationService } from './oauth-authorization.service';
 
-/** Sign-in attempts allowed per client address a minute, and failed ones per e-mail address in 15 minutes. */
-export const SIGN_IN_ATTEMPTS_PER_ADDRESS = 30;
-export const SIGN_IN_FAILURES_PER_EMAIL = 10;
-const EMAIL_WINDOW_MS = 15 * 60_000;
 /** Connecting an app lets it spend the wallet, so only owners and admins may. */
 const ROLES_THAT_CONNECT_APPS: readonly MembershipRole[] = ['owner', 'admin'];
 
@@ -26,7 +22,7 @@ export class AuthorizeController {
     private readonly authorization: OAuthAuthorizationService,
     private readonly sessions: AuthorizeSessionStore,
     private readonly users: UserDirectory,
-    private readonly limiter: RateLimiter,
+    private readonly limiter: SignInLimiter,
   ) {}
 
   @Get()
@@ -51,20 +47,14 @@ export class AuthorizeController {
 
     const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    // Every attempt counts against the address; only failures count against the e-mail, so a
-    // merchant who signs in often is never locked out, but guessing one password is slow.
-    const [byAddress, byEmail] = await Promise.all([
-      this.limiter.hit('oauth-sign-in', req.ip ?? 'unknown', SIGN_IN_ATTEMPTS_PER_ADDRESS),
-      this.limiter.peek('oauth-sign-in-failures', email, SIGN_IN_FAILURES_PER_EMAIL, EMAIL_WINDOW_MS),
-    ]);
-    const exceeded = [byAddress, byEmail].filter((limit) => !limit.allowed);
-    if (exceeded.length) {
-      res.setHeader('Retry-After', String(Math.max(...exceeded.map((limit) => limit.resetSeconds))));
+    const admitted = await this.limiter.admit(req.ip ?? 'unknown', email);
+    if (!admitted.allowed) {
+      res.setHeader('Retry-After', String(admitted.retryAfterSeconds));
       return this.page(res, 429, errorPage('Too many sign-in attempts', 'Wait a few minutes, then start again from the app.'));
     }
     const user = email && password ? await this.users.verifyPassword(email, password) : null;
     if (!user) {
-      await this.limiter.hit('oauth-sign-in-failures', email, SIGN_IN_FAILURES_PER_EMAIL, EMAIL_WINDOW_MS);
+      await this.limiter.failed(email);
       const html = signInPage(request, session.csrfToken, { error: 'The e-mail or password is not right.', email });
       return this.page(res, 200, html);
     }

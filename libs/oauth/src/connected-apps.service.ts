@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, IsNull, Repository } from 'typeorm';
+import { EntityManager, In, IsNull, Repository } from 'typeorm';
 import { CredentialResolverRegistry, OAuthScope } from '@app/auth';
 import { NotFoundError } from '@app/core';
 import { OAuthClientEntity } from './entities/oauth-client.entity';
@@ -45,10 +45,11 @@ export class ConnectedAppsService {
   /**
    * Ends the connection: every access and refresh token issued under it stops working at once
    * (the token resolver and the refresh grant both check the connection). Another account's
-   * connection is reported as not found.
+   * connection is reported as not found. `manager`: inside the caller's transaction.
    */
-  async revoke(accountId: string, connectionId: string): Promise<void> {
-    const result = await this.connections.update(
+  async revoke(accountId: string, connectionId: string, manager?: EntityManager): Promise<void> {
+    const connections = manager ? manager.getRepository(OAuthConnectionEntity) : this.connections;
+    const result = await connections.update(
       { id: connectionId, accountId, revokedAt: IsNull() },
       { revokedAt: () => 'now()' },
     );

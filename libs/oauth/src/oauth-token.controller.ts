@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { OAUTH_SCOPES, Public } from '@app/auth';
+import { AUTH_FAILURES_BUCKET, AUTH_FAILURES_PER_MINUTE, clientAddress, OAUTH_SCOPES, Public, RateLimiter } from '@app/auth';
 import { APP_CONFIG, AppConfig } from '@app/core';
 import {
   AuthorizationServerMetadataDto,
@@ -13,6 +13,13 @@ import {
 import { OAuthClientService } from './oauth-client.service';
 import { OAuthError } from './oauth-error';
 import { OAuthTokenService } from './oauth-token.service';
+
+const TOO_MANY_FAILURES = {
+  status: 429,
+  type: OAuthErrorResponseDto,
+  description: '`rate_limited`: this address failed client authentication too often; see `Retry-After`.',
+  headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', minimum: 1 } } },
+};
 
 /**
  * The app-facing OAuth endpoints. They answer in RFC 6749 terms (`{error, error_description}`,
@@ -26,6 +33,7 @@ export class OAuthTokenController {
   constructor(
     private readonly clients: OAuthClientService,
     private readonly tokens: OAuthTokenService,
+    private readonly limiter: RateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -44,10 +52,11 @@ export class OAuthTokenController {
   @ApiResponse({ status: 200, type: TokenResponseDto, description: 'Tokens (RFC 6749 §5.1).' })
   @ApiResponse({ status: 400, type: OAuthErrorResponseDto, description: 'RFC 6749 §5.2 error.' })
   @ApiResponse({ status: 401, type: OAuthErrorResponseDto, description: '`invalid_client`, with `WWW-Authenticate: Basic`.' })
+  @ApiResponse(TOO_MANY_FAILURES)
   async token(@Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.answer(res, async () => {
+    await this.answer(req, res, async () => {
       const params = formParams(req);
-      const client = await this.clients.authenticate(req.headers.authorization, params);
+      const client = await this.authenticateClient(req, params);
       switch (params.grant_type) {
         case 'authorization_code':
           return this.tokens.exchangeCode(client, params);
@@ -75,10 +84,11 @@ export class OAuthTokenController {
   @ApiResponse({ status: 200, description: 'Revoked, or nothing to revoke. No body.' })
   @ApiResponse({ status: 400, type: OAuthErrorResponseDto, description: 'RFC 6749 §5.2 error.' })
   @ApiResponse({ status: 401, type: OAuthErrorResponseDto, description: '`invalid_client`, with `WWW-Authenticate: Basic`.' })
+  @ApiResponse(TOO_MANY_FAILURES)
   async revoke(@Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.answer(res, async () => {
+    await this.answer(req, res, async () => {
       const params = formParams(req);
-      const client = await this.clients.authenticate(req.headers.authorization, params);
+      const client = await this.authenticateClient(req, params);
       if (!params.token) throw new OAuthError('invalid_request', 'token is required.');
       await this.tokens.revoke(client, params.token);
       return null;
@@ -106,10 +116,31 @@ export class OAuthTokenController {
     };
   }
 
+  /**
+   * Client authentication, counted like a failed bearer credential on /v1: the failures of one address
+   * share one budget, so guessing client secrets here is refused as soon as guessing API keys is.
+   */
+  private async authenticateClient(req: Request, params: Record<string, string>) {
+    try {
+      return await this.clients.authenticate(req.headers.authorization, params);
+    } catch (error) {
+      if (error instanceof OAuthError && error.code === 'invalid_client') {
+        await this.limiter.hit(AUTH_FAILURES_BUCKET, clientAddress(req), AUTH_FAILURES_PER_MINUTE);
+      }
+      throw error;
+    }
+  }
+
   /** Runs the grant and writes the RFC 6749 response: JSON (or no body) on success, the error otherwise. */
-  private async answer(res: Response, work: () => Promise<object | null>): Promise<void> {
+  private async answer(req: Request, res: Response, work: () => Promise<object | null>): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
+    const failures = await this.limiter.peek(AUTH_FAILURES_BUCKET, clientAddress(req), AUTH_FAILURES_PER_MINUTE);
+    if (!failures.allowed) {
+      res.setHeader('Retry-After', String(failures.resetSeconds));
+      res.status(429).json({ error: 'rate_limited', error_description: 'Too many failed authentication attempts; retry later.' });
+      return;
+    }
     try {
       const body = await work();
       if (body) res.status(200).json(body);

@@ -1,14 +1,14 @@
 import { Body, Controller, Get, Headers, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public, RateLimiter, setRateLimitHeaders } from '@app/auth';
+import { clientAddress, Public, RateLimiter, setRateLimitHeaders } from '@app/auth';
 import { APP_CONFIG, AppConfig, NotFoundError, parseIdempotencyKey, RateLimitedError } from '@app/core';
 import { PickCardDto, RedemptionStateView } from './dto/redemption.dto';
 import { REDEEM_SCRIPT } from './redeem-script';
 import { renderMessagePage, renderRedemptionPage } from './redemption-page';
 import { RedemptionService } from './redemption.service';
 
-/** Unknown tokens allowed per client address in MISS_WINDOW_MS, before the address is refused for a while. */
+/** Unknown tokens allowed per client address in MISS_WINDOW_MS; after that its unknown tokens get 429, not 404. */
 export const REDEMPTION_MISSES_PER_WINDOW = 20;
 const MISS_WINDOW_MS = 10 * 60_000;
 
@@ -17,8 +17,8 @@ type Refusal = { status: 404 | 429; retryAfter?: number };
 /**
  * The recipient's page and its JSON API (docs/redemption.md), reached by the link token alone. Not part
  * of the merchant API, so not in openapi.yaml: docs/redemption.md documents it. Every request counts against
- * the address (docs/redemption.md, Limits), and unknown tokens count again on a tighter budget, so guessing
- * tokens from one address stops long before it could matter.
+ * the address (docs/redemption.md, Limits), and unknown tokens count again on a tighter budget, past which an
+ * address's guesses are refused (see miss()).
  */
 @ApiExcludeController()
 @Public()
@@ -78,7 +78,7 @@ export class RedemptionController {
       if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
       return outcome.body;
     } catch (error) {
-      if (error instanceof NotFoundError) await this.miss(req);
+      if (error instanceof NotFoundError) throw refusalError(await this.miss(req));
       throw error;
     }
   }
@@ -88,24 +88,25 @@ export class RedemptionController {
     const refused = await this.admit(req, res);
     if (refused) return refused;
     const reward = await this.redemption.find(token);
-    if (!reward) {
-      await this.miss(req);
-      return { status: 404 };
-    }
+    if (!reward) return this.miss(req);
     return this.redemption.state(await this.redemption.markOpened(reward));
   }
 
   private async admit(req: Request, res: Response): Promise<Refusal | null> {
-    const address = req.ip ?? 'unknown';
-    const misses = await this.limiter.peek('redemption-misses', address, REDEMPTION_MISSES_PER_WINDOW, MISS_WINDOW_MS);
-    if (!misses.allowed) return { status: 429, retryAfter: misses.resetSeconds };
-    const usage = await this.limiter.hit('redemption', address, this.config.redemptionRateLimitPerMinute);
+    const usage = await this.limiter.hit('redemption', clientAddress(req), this.config.redemptionRateLimitPerMinute);
     setRateLimitHeaders(res, usage);
     return usage.allowed ? null : { status: 429, retryAfter: usage.resetSeconds };
   }
 
-  private async miss(req: Request): Promise<void> {
-    await this.limiter.hit('redemption-misses', req.ip ?? 'unknown', REDEMPTION_MISSES_PER_WINDOW, MISS_WINDOW_MS);
+  /**
+   * Counts an unknown token against the address. Once over budget, its unknown tokens are refused
+   * with 429, but a real link still opens: someone guessing from a shared address (an office, a
+   * carrier NAT) cannot lock the recipients behind it out of their rewards. Guessing stays bounded
+   * by the per-address request limit, against 256-bit tokens. docs/operations.md.
+   */
+  private async miss(req: Request): Promise<Refusal> {
+    const misses = await this.limiter.hit('redemption-misses', clientAddress(req), REDEMPTION_MISSES_PER_WINDOW, MISS_WINDOW_MS);
+    return misses.allowed ? { status: 404 } : { status: 429, retryAfter: misses.resetSeconds };
   }
 }
 

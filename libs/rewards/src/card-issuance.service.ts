@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierError } from '@app/catalog';
+import { cardIssuances, supplierRequestDuration } from '@app/core';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 
 export type IssuanceOutcome = 'issued' | 'failed' | 'skipped';
@@ -40,11 +41,24 @@ export class CardIssuanceService {
     });
     if (!marked) return 'skipped';
 
+    let outcome: IssuanceOutcome;
+    try {
+      outcome = await this.issueMarked(cardId);
+    } catch (error) {
+      cardIssuances.inc({ outcome: 'retry' });
+      throw error;
+    }
+    if (outcome !== 'skipped') cardIssuances.inc({ outcome });
+    return outcome;
+  }
+
+  private issueMarked(cardId: string): Promise<IssuanceOutcome> {
     return this.dataSource.transaction(async (manager) => {
       const locked = await this.lifecycle.lockPendingCard(manager, cardId);
       if (!locked) return 'skipped';
       const { reward, card } = locked;
       let issued;
+      const timer = supplierRequestDuration.startTimer({ operation: 'issueCard' });
       try {
         issued = await this.supplier.issueCard({
           utid: card.utid,
@@ -52,8 +66,11 @@ export class CardIssuanceService {
           currency: card.currency,
           reference: card.id,
         });
+        timer({ outcome: 'ok' });
       } catch (error) {
-        if (!(error instanceof SupplierError && error.permanent)) {
+        const permanent = error instanceof SupplierError && error.permanent;
+        timer({ outcome: permanent ? 'permanent_error' : 'transient_error' });
+        if (!permanent) {
           this.logger.error({ cardId, err: error }, 'supplier did not settle the card; it stays PENDING and is asked again');
           throw error; // rolled back; retried with backoff, then by the sweeper
         }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccountService } from '@app/account';
-import { APP_CONFIG, AppConfig, hashSecret, queryRows, randomToken } from '@app/core';
+import { APP_CONFIG, AppConfig, emailsSent, hashSecret, queryRows, randomToken } from '@app/core';
 import { Mailer, renderRewardEmail } from '@app/mail';
 import { MailJobEntity } from './entities/mail-job.entity';
 import { RedemptionLinkEntity } from './entities/redemption-link.entity';
@@ -53,8 +53,10 @@ export class RewardMailService {
       });
       await this.mailer.send({ fromName: senderName, to: reward.recipientEmail, reference: `${reward.id}-${mailJobId}`, ...email });
       await this.dataSource.manager.update(MailJobEntity, { id: mailJobId, status: 'PENDING' }, { status: 'SENT', sentAt: new Date(), lastError: null });
+      emailsSent.inc({ outcome: 'sent' });
       return 'sent';
     } catch (error) {
+      emailsSent.inc({ outcome: finalAttempt ? 'failed' : 'retrying' });
       await this.dataSource.manager.update(
         MailJobEntity,
         { id: mailJobId, status: 'PENDING' },

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiErrorResponses } from '@app/core';
@@ -104,6 +104,8 @@ export class WebhookEndpointsController {
       'The new secret is shown only in this response. With `keepPreviousForSeconds` (up to 86400) the old secret stays valid ' +
       'that long, and each delivery carries both signatures: `X-Webhook-Signature: v1=<new> v1=<old>`.',
   })
+  // The body is optional: without one the old secret stops working at once.
+  @ApiBody({ type: RotateWebhookSecretDto, required: false })
   @ApiErrorResponses(400, 404)
   async rotate(
     @CurrentPrincipal() principal: Principal,

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { unwrap, v1 } from './http';
-import type { components } from './v1.schema';
+import type { components } from '@client/schema';
 
 export type CatalogBrand = components['schemas']['CatalogBrandDto'];
 export type CatalogItem = components['schemas']['CatalogItemDto'];

@@ -1,66 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
-import { dashboardApi } from './http';
-import type { Role } from './session';
+import type { components, operations } from '@client/dashboard';
+import { dash, unwrap } from './http';
 
-// Shapes of the dashboard-only API (/dashboard/api), which API keys and OAuth tokens never reach.
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  scopes: ('read' | 'write')[];
-  last4: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface Member {
-  userId: string;
-  email: string;
-  role: Role;
-  createdAt: string;
-}
-
-export interface Invitation {
-  id: string;
-  email: string;
-  role: Role;
-  createdAt: string;
-  expiresAt: string;
-}
-
-export interface AuditEntry {
-  id: string;
-  actor: { type: 'user' | 'api_key' | 'oauth_app' | 'operator'; id: string; label: string };
-  action: string;
-  targetType: string | null;
-  targetId: string | null;
-  metadata: Record<string, unknown>;
-  ipAddress: string | null;
-  createdAt: string;
-}
-
-export interface ConnectedApp {
-  id: string;
-  clientId: string;
-  appName: string;
-  scopes: string[];
-  createdAt: string;
-}
+// Shapes of the dashboard-only API (/dashboard/api), generated from openapi.dashboard.yaml.
+type Schemas = components['schemas'];
+export type ApiKey = Schemas['ApiKeyDto'];
+export type Member = Schemas['MemberDto'];
+export type Invitation = Schemas['InvitationDto'];
+export type AuditEntry = Schemas['AuditEntryDto'];
+export type ConnectedApp = Schemas['ConnectedAppDto'];
+export type AuditAction = NonNullable<NonNullable<operations['listAuditLog']['parameters']['query']>['action']>;
 
 export const useApiKeys = () =>
-  useQuery({ queryKey: ['api-keys'], queryFn: () => dashboardApi<{ apiKeys: ApiKey[]; total: number }>('GET', '/api-keys?page_size=100') });
-export const useMembers = () => useQuery({ queryKey: ['members'], queryFn: () => dashboardApi<{ members: Member[] }>('GET', '/members') });
-export const useInvitations = () =>
-  useQuery({ queryKey: ['invitations'], queryFn: () => dashboardApi<{ invitations: Invitation[] }>('GET', '/invitations') });
-export const useConnectedApps = () =>
-  useQuery({ queryKey: ['connected-apps'], queryFn: () => dashboardApi<{ connectedApps: ConnectedApp[] }>('GET', '/connected-apps') });
-export const useAuditLog = (page: number, action?: string) =>
+  useQuery({ queryKey: ['api-keys'], queryFn: async () => unwrap(await dash.GET('/dashboard/api/api-keys', { params: { query: { page_size: 100 } } })) });
+export const useMembers = () => useQuery({ queryKey: ['members'], queryFn: async () => unwrap(await dash.GET('/dashboard/api/members')) });
+export const useInvitations = () => useQuery({ queryKey: ['invitations'], queryFn: async () => unwrap(await dash.GET('/dashboard/api/invitations')) });
+export const useConnectedApps = () => useQuery({ queryKey: ['connected-apps'], queryFn: async () => unwrap(await dash.GET('/dashboard/api/connected-apps')) });
+export const useAuditLog = (page: number, action?: AuditAction) =>
   useQuery({
     queryKey: ['audit-log', page, action],
-    queryFn: () =>
-      dashboardApi<{ entries: AuditEntry[]; total: number }>(
-        'GET',
-        `/audit-log?${new URLSearchParams({ page: String(page), page_size: '50', ...(action ? { action } : {}) })}`,
-      ),
+    queryFn: async () => unwrap(await dash.GET('/dashboard/api/audit-log', { params: { query: { page, page_size: 50, action } } })),
   });

@@ -1,5 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths as V1Paths } from './v1.schema';
+import type { paths as DashboardPaths } from '@client/dashboard';
+import type { paths as V1Paths } from '@client/schema';
 
 /** One entry of the error shape's `issues`: which field, and what is wrong with it. */
 export interface ApiIssue {
@@ -42,6 +43,10 @@ const csrf: Middleware = {
 export const v1 = createClient<V1Paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
 v1.use(csrf);
 
+/** The dashboard-only API (/dashboard/api), typed from openapi.dashboard.yaml; same cookie and CSRF rules. */
+export const dash = createClient<DashboardPaths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
+dash.use(csrf);
+
 export async function toFailure(response: Response, body: unknown): Promise<ApiFailure> {
   const shape = (body ?? {}) as { error?: string; message?: string; issues?: ApiIssue[] };
   return new ApiFailure(response.status, shape.error ?? 'internal', shape.message ?? response.statusText, shape.issues ?? []);
@@ -53,19 +58,3 @@ export async function unwrap<T>(result: { data?: T; error?: unknown; response: R
   throw await toFailure(result.response, result.error);
 }
 
-/** The dashboard-only API (/dashboard/api): JSON in and out, same cookie and CSRF rules. */
-export async function dashboardApi<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (csrfToken && method !== 'GET') headers['X-CSRF-Token'] = csrfToken;
-  const response = await fetch(`/dashboard/api${path}`, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const parsed: unknown = text ? JSON.parse(text) : undefined;
-  if (!response.ok) throw await toFailure(response, parsed);
-  return parsed as T;
-}

@@ -1,20 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiFailure, dashboardApi, setCsrfToken } from './http';
+import type { components } from '@client/dashboard';
+import { ApiFailure, dash, setCsrfToken, unwrap } from './http';
 
-export type Role = 'viewer' | 'developer' | 'admin' | 'owner';
-
-export interface Membership {
-  accountId: string;
-  accountName: string;
-  role: Role;
-}
-
-export interface DashboardSession {
-  user: { id: string; email: string };
-  memberships: Membership[];
-  currentAccountId: string | null;
-  csrfToken: string;
-}
+export type DashboardSession = components['schemas']['SessionDto'];
+export type Membership = DashboardSession['memberships'][number];
+export type Role = Membership['role'];
 
 const SESSION_KEY = ['session'] as const;
 
@@ -29,7 +19,7 @@ export function useSession() {
     queryKey: SESSION_KEY,
     queryFn: async () => {
       try {
-        return remember(await dashboardApi<DashboardSession>('GET', '/session'));
+        return remember(await unwrap(await dash.GET('/dashboard/api/session')));
       } catch (error) {
         if (error instanceof ApiFailure && error.status === 401) return remember(null);
         throw error;
@@ -42,8 +32,8 @@ export function useSession() {
 export function useSignIn() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { email: string; password: string; totpCode?: string }) =>
-      dashboardApi<DashboardSession>('POST', '/session', input),
+    mutationFn: async (input: { email: string; password: string; totpCode?: string }) =>
+      unwrap(await dash.POST('/dashboard/api/session', { body: input })),
     onSuccess: (session) => {
       client.clear();
       client.setQueryData(SESSION_KEY, remember(session));
@@ -54,7 +44,7 @@ export function useSignIn() {
 export function useSignOut() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => dashboardApi<void>('DELETE', '/session'),
+    mutationFn: async () => unwrap(await dash.DELETE('/dashboard/api/session')),
     onSettled: () => {
       client.clear();
       client.setQueryData(SESSION_KEY, remember(null));
@@ -65,7 +55,7 @@ export function useSignOut() {
 export function useSwitchAccount() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (accountId: string) => dashboardApi<DashboardSession>('POST', '/session/account', { accountId }),
+    mutationFn: async (accountId: string) => unwrap(await dash.POST('/dashboard/api/session/account', { body: { accountId } })),
     onSuccess: (session) => {
       // Everything cached belongs to the previous account.
       client.clear();

@@ -23,12 +23,12 @@ const ACTIONS = [
   'password.changed',
   'totp.enabled',
   'totp.disabled',
-];
+] as const;
 
 export function AuditLogPage() {
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
-  const action = params.get('action') ?? undefined;
+  const action = ACTIONS.find((a) => a === params.get('action'));
   const log = useAuditLog(page, action);
   const lastPage = log.data ? Math.max(1, Math.ceil(log.data.total / 50)) : 1;
   return (

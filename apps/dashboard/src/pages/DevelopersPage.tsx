@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useApiKeys, type ApiKey } from '../api/dashboard';
-import { dashboardApi } from '../api/http';
+import { useApiKeys } from '../api/dashboard';
+import { dash, unwrap } from '../api/http';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
@@ -15,14 +15,14 @@ export function DevelopersPage() {
   const [secret, setSecret] = useState<string | null>(null);
   const [scopes, setScopes] = useState<('read' | 'write')[]>(['read']);
   const create = useMutation({
-    mutationFn: (body: { name: string; scopes: ('read' | 'write')[] }) => dashboardApi<{ apiKey: ApiKey; secret: string }>('POST', '/api-keys', body),
+    mutationFn: async (body: { name: string; scopes: ('read' | 'write')[] }) => unwrap(await dash.POST('/dashboard/api/api-keys', { body })),
     onSuccess: (answer) => {
       setSecret(answer.secret);
       void client.invalidateQueries({ queryKey: ['api-keys'] });
     },
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => dashboardApi<void>('DELETE', `/api-keys/${encodeURIComponent(id)}`),
+    mutationFn: async (id: string) => unwrap(await dash.DELETE('/dashboard/api/api-keys/{id}', { params: { path: { id } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys'] }),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {

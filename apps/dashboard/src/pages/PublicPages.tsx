@@ -1,15 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ApiFailure, dashboardApi, setCsrfToken } from '../api/http';
-import type { DashboardSession } from '../api/session';
+import { ApiFailure, dash, setCsrfToken, unwrap } from '../api/http';
 import { useSession } from '../api/session';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 
 export function ForgotPasswordPage() {
-  const request = useMutation({ mutationFn: (email: string) => dashboardApi<void>('POST', '/password-reset', { email }) });
+  const request = useMutation({ mutationFn: async (email: string) => unwrap(await dash.POST('/dashboard/api/password-reset', { body: { email } })) });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     request.mutate(String(new FormData(event.currentTarget).get('email') ?? '').trim());
@@ -38,7 +37,7 @@ export function ForgotPasswordPage() {
 export function ResetPasswordPage() {
   const { token = '' } = useParams();
   const reset = useMutation({
-    mutationFn: (password: string) => dashboardApi<void>('POST', `/password-reset/${encodeURIComponent(token)}`, { password }),
+    mutationFn: async (password: string) => unwrap(await dash.POST('/dashboard/api/password-reset/{token}', { params: { path: { token } }, body: { password } })),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -78,13 +77,6 @@ export function ResetPasswordPage() {
   );
 }
 
-interface InvitationView {
-  email: string;
-  accountName: string;
-  role: string;
-  existingUser: boolean;
-}
-
 export function AcceptInvitationPage() {
   const { token = '' } = useParams();
   const session = useSession();
@@ -93,11 +85,12 @@ export function AcceptInvitationPage() {
   const [password, setPassword] = useState('');
   const invitation = useQuery({
     queryKey: ['invitation', token],
-    queryFn: () => dashboardApi<{ invitation: InvitationView }>('GET', `/invitations/${encodeURIComponent(token)}`),
+    queryFn: async () => unwrap(await dash.GET('/dashboard/api/invitations/{invitation}', { params: { path: { invitation: token } } })),
     retry: false,
   });
   const accept = useMutation({
-    mutationFn: (body: { password?: string }) => dashboardApi<DashboardSession>('POST', `/invitations/${encodeURIComponent(token)}/accept`, body),
+    mutationFn: async (body: { password?: string }) =>
+      unwrap(await dash.POST('/dashboard/api/invitations/{invitation}/accept', { params: { path: { invitation: token } }, body })),
     onSuccess: (joined) => {
       setCsrfToken(joined.csrfToken);
       client.clear();

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { unwrap, v1 } from '../api/http';
-import type { components } from '../api/v1.schema';
+import type { components } from '@client/schema';
 import { exportCsv } from '../api/export';
 import { ExportButton } from '../components/ExportButton';
 import { StatusMessage } from '../components/StatusMessage';

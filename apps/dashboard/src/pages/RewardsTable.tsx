@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { components } from '../api/v1.schema';
+import type { components } from '@client/schema';
 import { formatCents, formatTime } from '../format/money';
 
 type Reward = components['schemas']['RewardDto'];

@@ -5,7 +5,7 @@ import { useAccount } from '../api/account';
 import { itemAccepts, itemValueLabel, useCatalog, type CatalogItem } from '../api/catalog';
 import { unwrap, v1 } from '../api/http';
 import { useIdempotencyKey } from '../api/idempotency';
-import type { components } from '../api/v1.schema';
+import type { components } from '@client/schema';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useAccount } from '../api/account';
 import { useConnectedApps } from '../api/dashboard';
-import { dashboardApi, unwrap, v1 } from '../api/http';
+import { dash, unwrap, v1 } from '../api/http';
 import { currentRole, useSession } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
@@ -122,7 +122,7 @@ function ConnectedAppsSection() {
   const apps = useConnectedApps();
   const client = useQueryClient();
   const revoke = useMutation({
-    mutationFn: (id: string) => dashboardApi<void>('DELETE', `/connected-apps/${encodeURIComponent(id)}`),
+    mutationFn: async (id: string) => unwrap(await dash.DELETE('/dashboard/api/connected-apps/{id}', { params: { path: { id } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['connected-apps'] }),
   });
   return (
@@ -146,7 +146,7 @@ function ConnectedAppsSection() {
 
 function PasswordSection() {
   const change = useMutation({
-    mutationFn: (body: { currentPassword: string; newPassword: string }) => dashboardApi<void>('POST', '/me/password', body),
+    mutationFn: async (body: { currentPassword: string; newPassword: string }) => unwrap(await dash.POST('/dashboard/api/me/password', { body })),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -183,19 +183,19 @@ function TwoFactorSection() {
   const [pending, setPending] = useState<{ secret: string; otpauthUrl: string; qr: string } | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const start = useMutation({
-    mutationFn: () => dashboardApi<{ secret: string; otpauthUrl: string }>('POST', '/me/totp'),
+    mutationFn: async () => unwrap(await dash.POST('/dashboard/api/me/totp')),
     // The QR code is drawn here, in the browser: the secret never leaves for an outside service.
     onSuccess: async (answer) => setPending({ ...answer, qr: await QRCode.toDataURL(answer.otpauthUrl, { margin: 1, width: 200 }) }),
   });
   const confirm = useMutation({
-    mutationFn: (code: string) => dashboardApi<void>('POST', '/me/totp/confirm', { code }),
+    mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/confirm', { body: { code } })),
     onSuccess: () => {
       setPending(null);
       setDone('Two-factor sign-in is on: you will be asked for a code when you sign in.');
     },
   });
   const disable = useMutation({
-    mutationFn: (code: string) => dashboardApi<void>('POST', '/me/totp/disable', { code }),
+    mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/disable', { body: { code } })),
     onSuccess: () => setDone('Two-factor sign-in is off.'),
   });
   const codeOf = (event: FormEvent<HTMLFormElement>) => {

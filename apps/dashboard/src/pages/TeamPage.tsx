@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useInvitations, useMembers, type Invitation, type Member } from '../api/dashboard';
-import { dashboardApi } from '../api/http';
+import { useInvitations, useMembers } from '../api/dashboard';
+import { dash, unwrap } from '../api/http';
 import { currentRole, useSession, type Role } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
@@ -24,15 +24,16 @@ export function TeamPage() {
   const refresh = () => client.invalidateQueries({ predicate: (q) => ['members', 'invitations'].includes(String(q.queryKey[0])) });
 
   const invite = useMutation({
-    mutationFn: (body: { email: string; role: Role }) => dashboardApi<{ invitation: Invitation }>('POST', '/invitations', body),
+    mutationFn: async (body: { email: string; role: Role }) => unwrap(await dash.POST('/dashboard/api/invitations', { body })),
     onSuccess: refresh,
   });
-  const revoke = useMutation({ mutationFn: (id: string) => dashboardApi<void>('DELETE', `/invitations/${encodeURIComponent(id)}`), onSuccess: refresh });
+  const revoke = useMutation({ mutationFn: async (id: string) => unwrap(await dash.DELETE('/dashboard/api/invitations/{invitation}', { params: { path: { invitation: id } } })), onSuccess: refresh });
   const change = useMutation({
-    mutationFn: ({ userId, role: next }: { userId: string; role: Role }) => dashboardApi<{ member: Member }>('PATCH', `/members/${encodeURIComponent(userId)}`, { role: next }),
+    mutationFn: async ({ userId, role: next }: { userId: string; role: Role }) =>
+      unwrap(await dash.PATCH('/dashboard/api/members/{userId}', { params: { path: { userId } }, body: { role: next } })),
     onSuccess: refresh,
   });
-  const remove = useMutation({ mutationFn: (userId: string) => dashboardApi<void>('DELETE', `/members/${encodeURIComponent(userId)}`), onSuccess: refresh });
+  const remove = useMutation({ mutationFn: async (userId: string) => unwrap(await dash.DELETE('/dashboard/api/members/{userId}', { params: { path: { userId } } })), onSuccess: refresh });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { unwrap, v1 } from '../api/http';
-import type { components } from '../api/v1.schema';
+import type { components } from '@client/schema';
 import { currentRole, useSession } from '../api/session';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { unwrap, v1 } from '../api/http';
 import { currentRole, useSession } from '../api/session';
-import type { components } from '../api/v1.schema';
+import type { components } from '@client/schema';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
-export const MEMBERSHIP_ROLES = ['owner', 'admin', 'developer'] as const;
+export const MEMBERSHIP_ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
 export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
 
 @Entity('memberships')

@@ -16,4 +16,15 @@ export class UserEntity {
 
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
+
+  /** Base32 TOTP secret: pending until `totpEnabledAt` is set. Never selected unless asked for. */
+  @Column({ name: 'totp_secret', type: 'text', nullable: true, select: false })
+  totpSecret: string | null;
+
+  @Column({ name: 'totp_enabled_at', type: 'timestamptz', nullable: true })
+  totpEnabledAt: Date | null;
+
+  /** The RFC 6238 time step of the last code accepted: a code of that step or earlier is refused. */
+  @Column({ name: 'totp_last_step', type: 'bigint', nullable: true, select: false })
+  totpLastStep: string | null;
 }

@@ -46,16 +46,26 @@ export class CatalogItemDto {
   @ApiProperty({ enum: CATALOG_VALUE_TYPES })
   valueType: string;
 
-  /** FIXED_VALUE: the card's value. `null` for VARIABLE_VALUE. */
-  @ApiProperty({ type: Number, nullable: true, example: 25 })
+  /**
+   * FIXED_VALUE: the card's value in MAJOR units of `currencyCode` (25 means 25.00), unlike every
+   * `*Cents` field of the API. Send it as `valueCents` times 100: 25 here is `valueCents: 2500`.
+   * `null` for VARIABLE_VALUE.
+   */
+  @ApiProperty({ type: Number, nullable: true, minimum: 0, example: 25 })
   faceValue: number | null;
 
-  /** VARIABLE_VALUE: the smallest value. `null` for FIXED_VALUE. */
-  @ApiProperty({ type: Number, nullable: true, example: null })
+  /**
+   * VARIABLE_VALUE: the smallest value in MAJOR units (5 means 5.00, so at least `valueCents: 500`),
+   * unlike the `*Cents` fields. `null` for FIXED_VALUE.
+   */
+  @ApiProperty({ type: Number, nullable: true, minimum: 0, example: 5 })
   minValue: number | null;
 
-  /** VARIABLE_VALUE: the largest value. `null` for FIXED_VALUE. */
-  @ApiProperty({ type: Number, nullable: true, example: null })
+  /**
+   * VARIABLE_VALUE: the largest value in MAJOR units (500 means 500.00, so at most `valueCents: 50000`),
+   * unlike the `*Cents` fields. `null` for FIXED_VALUE.
+   */
+  @ApiProperty({ type: Number, nullable: true, minimum: 0, example: 500 })
   maxValue: number | null;
 
   /** Where the card can be redeemed, ISO 3166-1 alpha-2. */

@@ -25,7 +25,22 @@ describe('loadConfig', () => {
       webhookTimeoutMs: 10000,
       webhookAllowPrivateTargets: false,
       logLevel: 'info',
+      trustProxy: false,
+      metricsToken: null,
+      metricsPort: null,
     });
+  });
+
+  it('TRUST_PROXY: unset trusts no proxy; a hop count or a list of addresses and CIDRs goes to Express as is', () => {
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,fd00::/8,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      'fd00::/8',
+      'loopback',
+    ]);
   });
 
   it('derives PUBLIC_BASE_URL from PORT and AUTH_URL from PUBLIC_BASE_URL', () => {
@@ -50,6 +65,10 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ QUEUE_PREFIX: 'has space' }, 'QUEUE_PREFIX'],
     [{ MAIL_FROM: 'nobody' }, 'MAIL_FROM'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+    [{ METRICS_PORT: 'http' }, 'METRICS_PORT'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
   ])('%j is refused with one line naming %s', (env, variable) => {
     let error: unknown;
     try {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 /**
  * Every environment variable the service reads is read here, once, at start.
  * A wrong value stops the process with one line naming the variable (see ConfigError).
@@ -31,7 +32,18 @@ export interface AppConfig {
   webhookTimeoutMs: number;
   webhookAllowPrivateTargets: boolean;
   logLevel: LogLevel;
+  /**
+   * Express's `trust proxy`: false (the socket's peer is the client), a number of proxy hops, or the
+   * addresses/CIDRs of trusted proxies. Decides the client address per-address limits count against.
+   */
+  trustProxy: TrustProxy;
+  /** Bearer token that opens GET /metrics (and the worker's METRICS_PORT); unset: loopback clients only. */
+  metricsToken: string | null;
+  /** Where the worker side serves its own /metrics; unset: it serves none. */
+  metricsPort: number | null;
 }
+
+export type TrustProxy = false | number | string[];
 
 export class ConfigError extends Error {
   constructor(
@@ -136,7 +148,33 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    trustProxy: trustProxy(env),
+    metricsToken: raw(env, 'METRICS_TOKEN') ?? null,
+    metricsPort: raw(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', 0, 1, 65535),
   };
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** Unset or `false`: trust no proxy. A hop count, or comma-separated proxy addresses/CIDRs (or Express's names). */
+function trustProxy(env: Env): TrustProxy {
+  const value = raw(env, 'TRUST_PROXY');
+  if (value === undefined || value === 'false') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 20) throw new ConfigError('TRUST_PROXY', `must be a hop count from 0 to 20 or a list of addresses (got "${value}")`);
+    return hops === 0 ? false : hops;
+  }
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_NAMES.includes(entry) && (!family || !prefixOk || extra !== undefined)) {
+      throw new ConfigError('TRUST_PROXY', `must be a hop count or comma-separated addresses/CIDRs (got "${entry}")`);
+    }
+  }
+  return entries;
 }
 
 /** A URL safe to print: the password, if any, is replaced. */

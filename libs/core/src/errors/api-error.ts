@@ -10,7 +10,9 @@ export type ErrorCode =
   | 'not_found'
   | 'validation'
   | 'rate_limited'
-  | 'internal';
+  | 'internal'
+  /** Dashboard sign-in only: the password was right and a two-factor code is needed too. */
+  | 'totp_required';
 
 export interface FieldIssue {
   /** Dotted path of the offending field, `body` for the body as a whole. */
@@ -37,8 +39,8 @@ export class BadRequestError extends ApiError {
 }
 
 export class UnauthorizedError extends ApiError {
-  constructor(message = 'Missing, invalid or revoked credential.') {
-    super(401, 'unauthorized', message);
+  constructor(message = 'Missing, invalid or revoked credential.', headers: Record<string, string> = {}) {
+    super(401, 'unauthorized', message, undefined, headers);
   }
 }
 

@@ -14,7 +14,7 @@ export function randomToken(bytes = 16): string {
   return out;
 }
 
-export type IdPrefix = 'acct' | 'usr' | 'key' | 'rw' | 'card' | 'evt' | 'we' | 'whd' | 'tu' | 'wtx' | 'oac' | 'conn' | 'mail' | 'ogr' | 'aud';
+export type IdPrefix = 'acct' | 'usr' | 'key' | 'rw' | 'card' | 'evt' | 'we' | 'whd' | 'tu' | 'wtx' | 'oac' | 'conn' | 'mail' | 'ogr' | 'aud' | 'ses' | 'inv' | 'pwr';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomToken(16)}`;

@@ -3,10 +3,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import type { AppConfig } from '../config/app-config';
+import { serializeErrorSafely } from './safe-error.serializer';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Structured JSON logs, one line per request, credentials redacted. */
+/** Structured JSON logs, one line per request, credentials redacted, database errors without their values. */
 @Module({})
 export class LoggingModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -34,6 +35,7 @@ export class LoggingModule {
                 url: redactPathSecrets(req.url),
               }),
               res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+              err: serializeErrorSafely,
             },
             autoLogging: { ignore: (request) => (request.url ?? '').startsWith('/health') },
           },

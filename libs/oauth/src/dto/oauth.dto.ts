@@ -36,7 +36,7 @@ export class TokenResponseDto {
   token_type: string;
 
   /** Seconds until the access token expires (3600). */
-  @ApiProperty({ example: 3600 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 3600 })
   expires_in: number;
 
   /** Opaque `ort_` token; valid 30 days, single use (each refresh returns a new one). */
@@ -59,7 +59,8 @@ export class RevokeRequestDto {
 /** RFC 6749 §5.2. */
 export class OAuthErrorResponseDto {
   @ApiProperty({
-    enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'],
+    enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope', 'rate_limited'],
+    description: 'RFC 6749 error code; `rate_limited` (429) when the address has failed client authentication too often.',
   })
   error: string;
 

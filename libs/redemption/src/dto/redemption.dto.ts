@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 import type { IssuedCardDto } from '@app/rewards';
 
@@ -10,6 +11,7 @@ export class PickCardDto {
   @IsInt()
   @Min(1)
   @Max(100_000_000)
+  @ApiProperty({ type: 'integer' })
   amountCents: number;
 }
 

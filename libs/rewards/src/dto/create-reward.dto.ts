@@ -47,6 +47,7 @@ export class CreateRewardDto {
   @IsInt()
   @Min(1)
   @Max(100_000_000)
+  @ApiProperty({ type: 'integer' })
   valueCents: number;
 
   @IsDefined()

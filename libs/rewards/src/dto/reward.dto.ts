@@ -20,6 +20,7 @@ export class IssuedCardDto {
   utid: string;
   /** Item name as the catalog gave it when the card was chosen. */
   rewardName: string;
+  @ApiProperty({ type: 'integer', minimum: 1 })
   amountCents: number;
   currency: string;
 
@@ -69,8 +70,10 @@ export class RewardDto {
   @ApiProperty({ enum: REWARD_STATUSES })
   status: string;
 
+  @ApiProperty({ type: 'integer', minimum: 1 })
   faceValueCents: number;
   /** Value not yet turned into cards. */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   remainingValueCents: number;
   currency: string;
   recipientEmail: string;
@@ -148,20 +151,26 @@ export class DryRunRewardResponseDto {
   ok: boolean;
 
   /** What would be held from the wallet. */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   holdCents: number;
   currency: string;
+  @ApiProperty({ type: 'integer', minimum: 0 })
   walletAvailableCents: number;
 }
 
 export class RewardListDto {
   rewards: RewardDto[];
+  @ApiProperty({ type: 'integer', minimum: 0 })
   total: number;
+  @ApiProperty({ type: 'integer', minimum: 1 })
   page: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100 })
   pageSize: number;
 }
 
 export class BulkResultDto {
   /** Position of the item in the request. */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   index: number;
   ok: boolean;
 
@@ -176,7 +185,9 @@ export class BulkResultDto {
 export class BulkResponseDto {
   /** True when nothing was charged, stored or sent (`dry_run=true`). */
   dryRun: boolean;
+  @ApiProperty({ type: 'integer', minimum: 0 })
   sent: number;
+  @ApiProperty({ type: 'integer', minimum: 0 })
   failed: number;
   results: BulkResultDto[];
 }

@@ -8,12 +8,14 @@ export class CreateTopupDto {
   @IsInt()
   @Min(100)
   @Max(100_000_000)
+  @ApiProperty({ type: 'integer' })
   amountCents: number;
 }
 
 export class TopupDto {
   /** Top-up identifier (`tu_`). */
   id: string;
+  @ApiProperty({ type: 'integer', minimum: 1 })
   amountCents: number;
   currency: string;
 
@@ -44,6 +46,7 @@ export class CreateTopupResponseDto {
 
 export class TopupListDto {
   topups: TopupDto[];
+  @ApiProperty({ type: 'integer', minimum: 0 })
   total: number;
 }
 

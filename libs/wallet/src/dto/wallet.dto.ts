@@ -5,8 +5,10 @@ import { WalletEntity } from '../entities/wallet.entity';
 
 export class WalletDto {
   /** Cents that can be spent on new rewards. */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   availableCents: number;
   /** Cents held for rewards not yet turned into cards, and for cards being issued. */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   reservedCents: number;
   /** ISO 4217 currency of the wallet (the account's). */
   currency: string;
@@ -24,7 +26,9 @@ export class WalletTransactionDto {
   @ApiProperty({ enum: WALLET_TRANSACTION_KINDS })
   kind: string;
 
+  @ApiProperty({ type: 'integer' })
   availableDeltaCents: number;
+  @ApiProperty({ type: 'integer' })
   reservedDeltaCents: number;
   description: string;
 
@@ -42,6 +46,7 @@ export class WalletTransactionDto {
 export class WalletTransactionListDto {
   transactions: WalletTransactionDto[];
   /** Number of transactions across all pages. */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   total: number;
 }
 

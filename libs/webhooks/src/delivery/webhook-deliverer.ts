@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '@app/core';
+import { APP_CONFIG, AppConfig, webhookDeliveryAttempts, webhookDeliveryLag } from '@app/core';
 import { AttemptRecord, AttemptRecorder } from './attempt-recorder';
 import { HttpOutcome, MAX_SOCKETS_PER_ENDPOINT, WEBHOOK_USER_AGENT, WebhookHttpClient } from './webhook-http-client';
 import { parseRetryAfter, retryDelayMs } from './retry-schedule';
@@ -174,7 +174,9 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
       this.wakeWaiters();
     }
     this.forgetIfIdle(state);
-    await this.recorder.record(this.decide(delivery, started, outcome));
+    const record = this.decide(delivery, started, outcome);
+    countAttempt(record, delivery.body);
+    await this.recorder.record(record);
   }
 
   private async send(delivery: ClaimedDelivery, target: TargetResult, checkedAt: number): Promise<HttpOutcome> {
@@ -242,4 +244,13 @@ function describeStatus(status: number): string {
   if (status >= 300 && status < 400) return `HTTP ${status}: redirects are not followed`;
   if (status === 410) return 'HTTP 410 Gone: endpoint paused';
   return `HTTP ${status}`;
+}
+
+/** Attempt outcomes, and for a success how long after the event it arrived (the payload says when the event happened). */
+function countAttempt(record: AttemptRecord, body: string): void {
+  const outcome = record.succeeded ? 'succeeded' : record.gone ? 'parked' : record.status === 'FAILED' ? 'failed' : 'retrying';
+  webhookDeliveryAttempts.inc({ outcome });
+  if (!record.succeeded) return;
+  const createdAt = Date.parse(/"createdAt":"([^"]+)"/.exec(body)?.[1] ?? '');
+  if (Number.isFinite(createdAt)) webhookDeliveryLag.observe(Math.max(0, (Date.now() - createdAt) / 1000));
 }

@@ -50,6 +50,7 @@ export class WebhookDeliveryResponseDto {
 
 export class WebhookDeliveryListDto {
   deliveries: WebhookDeliveryDto[];
+  @ApiProperty({ type: 'integer', minimum: 0 })
   total: number;
 }
 

@@ -66,6 +66,7 @@ export class RotateWebhookSecretDto {
   @IsInt()
   @Min(0)
   @Max(MAX_ROTATION_GRACE_SECONDS)
+  @ApiProperty({ type: 'integer', required: false })
   keepPreviousForSeconds?: number;
 }
 
@@ -115,6 +116,7 @@ export class WebhookEndpointWithSecretDto {
 
 export class WebhookEndpointListDto {
   webhookEndpoints: WebhookEndpointDto[];
+  @ApiProperty({ type: 'integer', minimum: 0 })
   total: number;
 }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/core';
 import { DnsResolver, ResolvedAddress, WEBHOOK_DNS_RESOLVER } from './dns-resolver';
 import { checkAddress, isIpLiteral, parseIPv4, formatIPv4 } from './ssrf-guard';
@@ -13,6 +13,12 @@ export interface PinnedTarget {
   family: 4 | 6;
 }
 
+/**
+ * What the merchant is told when a host's addresses are refused. What the host resolved to, or why the
+ * lookup failed, goes to the log only: echoed back, it would let anyone map internal names and addresses.
+ */
+export const REFUSED_TARGET = 'URL is not allowed (private, loopback or unresolvable address)';
+
 export type TargetResult = { ok: true; target: PinnedTarget } | { ok: false; reason: string };
 
 /**
@@ -23,6 +29,8 @@ export type TargetResult = { ok: true; target: PinnedTarget } | { ok: false; rea
  */
 @Injectable()
 export class WebhookTargetGuard {
+  private readonly logger = new Logger(WebhookTargetGuard.name);
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WEBHOOK_DNS_RESOLVER) private readonly resolver: DnsResolver,
@@ -78,18 +86,23 @@ export class WebhookTargetGuard {
       try {
         addresses = await this.resolver.resolve(hostname);
       } catch (error) {
-        return { ok: false, reason: `DNS lookup of ${hostname} failed (${(error as { code?: string }).code ?? 'error'})` };
+        return this.refuse(hostname, `DNS lookup failed (${(error as { code?: string }).code ?? 'error'})`);
       }
-      if (addresses.length === 0) return { ok: false, reason: `${hostname} has no A or AAAA record` };
+      if (addresses.length === 0) return this.refuse(hostname, 'no A or AAAA record');
     }
 
     if (!this.config.webhookAllowPrivateTargets) {
       for (const { address } of addresses) {
         const verdict = checkAddress(address);
-        if (!verdict.allowed) return { ok: false, reason: `${hostname} resolves to a forbidden address: ${verdict.reason}` };
+        if (!verdict.allowed) return this.refuse(hostname, `resolves to a forbidden address: ${verdict.reason}`);
       }
     }
     const [first] = addresses;
     return { ok: true, target: { url, hostname, address: first.address, family: first.family } };
+  }
+
+  private refuse(hostname: string, detail: string): TargetResult {
+    this.logger.warn({ hostname, detail }, 'webhook target refused');
+    return { ok: false, reason: REFUSED_TARGET };
   }
 }

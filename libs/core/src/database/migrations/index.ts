@@ -4,6 +4,7 @@ import { WalletLedgerOutboxTopups1763770000000 } from './1763770000000-wallet-le
 import { Webhooks1763780000000 } from './1763780000000-webhooks';
 import { OAuth1763790000000 } from './1763790000000-oauth';
 import { Rewards1763800000000 } from './1763800000000-rewards';
+import { Dashboard1763850000000 } from './1763850000000-dashboard';
 import { AuditLog1763900000000 } from './1763900000000-audit-log';
 import { CatalogRules1763910000000 } from './1763910000000-catalog-rules';
 
@@ -15,6 +16,7 @@ export const MIGRATIONS = [
   Webhooks1763780000000,
   OAuth1763790000000,
   Rewards1763800000000,
+  Dashboard1763850000000,
   AuditLog1763900000000,
   CatalogRules1763910000000,
 ];

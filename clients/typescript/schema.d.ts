@@ -122,7 +122,7 @@ export interface paths {
         };
         /**
          * Active brands and their orderable items
-         * @description Sorted by brand name. Each filter narrows the items; a brand left without items is not listed. The catalog changes rarely: cache it and revalidate with `If-None-Match`.
+         * @description Sorted by brand name. Each filter narrows the items; a brand left without items is not listed, nor is a brand the account's catalog rules do not allow. The catalog changes rarely: cache it and revalidate with `If-None-Match`.
          */
         get: operations["listCatalog"];
         put?: never;
@@ -140,9 +140,36 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One active brand with all its orderable items */
+        /**
+         * One active brand with all its orderable items
+         * @description A brand the account's catalog rules do not allow is 404, as an unknown one.
+         */
         get: operations["getCatalogBrand"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/catalog-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's restriction of the catalog
+         * @description `allowedBrandKeys: null` allows every brand; `blockedBrandKeys` are refused even when allowed.
+         */
+        get: operations["getCatalogRules"];
+        /**
+         * Replace the account's catalog rules
+         * @description Both fields are required. From then on the catalog, FIXED and CHOICE sends, and recipients' picks offer only brands the rules allow; cards already picked or issued are not affected. An unknown brand key is 422. Needs an API key with `write`; OAuth tokens cannot change catalog rules (403).
+         */
+        put: operations["replaceCatalogRules"];
         post?: never;
         delete?: never;
         options?: never;
@@ -502,9 +529,15 @@ export interface components {
             brandColor?: string | null;
         };
         WalletDto: {
-            /** @description Cents that can be spent on new rewards. */
+            /**
+             * Format: int64
+             * @description Cents that can be spent on new rewards.
+             */
             availableCents: number;
-            /** @description Cents held for rewards not yet turned into cards, and for cards being issued. */
+            /**
+             * Format: int64
+             * @description Cents held for rewards not yet turned into cards, and for cards being issued.
+             */
             reservedCents: number;
             /** @description ISO 4217 currency of the wallet (the account's). */
             currency: string;
@@ -518,6 +551,10 @@ export interface components {
              * @enum {string}
              */
             kind: "TOPUP" | "HOLD" | "CAPTURE" | "RELEASE";
+            /** Format: int64 */
+            availableDeltaCents: number;
+            /** Format: int64 */
+            reservedDeltaCents: number;
             /**
              * @description What the movement concerns.
              * @enum {string}
@@ -527,22 +564,28 @@ export interface components {
             createdAt: string;
             /** @description Transaction identifier (`wtx_`). */
             id: string;
-            availableDeltaCents: number;
-            reservedDeltaCents: number;
             description: string;
             /** @description Id of the top-up, reward or card. */
             relatedId: string;
         };
         WalletTransactionListDto: {
-            transactions: components["schemas"]["WalletTransactionDto"][];
-            /** @description Number of transactions across all pages. */
+            /**
+             * Format: int64
+             * @description Number of transactions across all pages.
+             */
             total: number;
+            transactions: components["schemas"]["WalletTransactionDto"][];
         };
         CreateTopupDto: {
-            /** @description Amount to add to the wallet, in cents of the wallet currency: 100 (1.00) to 100,000,000. */
+            /**
+             * Format: int32
+             * @description Amount to add to the wallet, in cents of the wallet currency: 100 (1.00) to 100,000,000.
+             */
             amountCents: number;
         };
         TopupDto: {
+            /** Format: int64 */
+            amountCents: number;
             /** @enum {string} */
             provider: "fake" | "stripe";
             /**
@@ -556,7 +599,6 @@ export interface components {
             completedAt: string | null;
             /** @description Top-up identifier (`tu_`). */
             id: string;
-            amountCents: number;
             currency: string;
         };
         CreateTopupResponseDto: {
@@ -570,22 +612,37 @@ export interface components {
             topup: components["schemas"]["TopupDto"];
         };
         TopupListDto: {
-            topups: components["schemas"]["TopupDto"][];
+            /** Format: int64 */
             total: number;
+            topups: components["schemas"]["TopupDto"][];
         };
         OverviewWalletDto: {
+            /** Format: int64 */
             availableCents: number;
+            /** Format: int64 */
             reservedCents: number;
             currency: string;
         };
         OverviewStatsDto: {
-            /** @description Rewards ever sent by the account. */
+            /**
+             * Format: int64
+             * @description Rewards ever sent by the account.
+             */
             totalRewards: number;
-            /** @description Rewards that still have value a recipient can use (SENT, OPENED, PARTIALLY_REDEEMED). */
+            /**
+             * Format: int64
+             * @description Rewards that still have value a recipient can use (SENT, OPENED, PARTIALLY_REDEEMED).
+             */
             activeRewards: number;
-            /** @description Rewards fully turned into cards. */
+            /**
+             * Format: int64
+             * @description Rewards fully turned into cards.
+             */
             redeemedRewards: number;
-            /** @description Value of all cards issued, in cents. */
+            /**
+             * Format: int64
+             * @description Value of all cards issued, in cents.
+             */
             totalIssuedCents: number;
         };
         AccountOverviewDto: {
@@ -608,18 +665,22 @@ export interface components {
             /** @enum {string} */
             valueType: "FIXED_VALUE" | "VARIABLE_VALUE";
             /**
-             * @description FIXED_VALUE: the card's value. `null` for VARIABLE_VALUE.
+             * @description FIXED_VALUE: the card's value in MAJOR units of `currencyCode` (25 means 25.00), unlike every
+             *     `*Cents` field of the API. Send it as `valueCents` times 100: 25 here is `valueCents: 2500`.
+             *     `null` for VARIABLE_VALUE.
              * @example 25
              */
             faceValue: number | null;
             /**
-             * @description VARIABLE_VALUE: the smallest value. `null` for FIXED_VALUE.
-             * @example null
+             * @description VARIABLE_VALUE: the smallest value in MAJOR units (5 means 5.00, so at least `valueCents: 500`),
+             *     unlike the `*Cents` fields. `null` for FIXED_VALUE.
+             * @example 5
              */
             minValue: number | null;
             /**
-             * @description VARIABLE_VALUE: the largest value. `null` for FIXED_VALUE.
-             * @example null
+             * @description VARIABLE_VALUE: the largest value in MAJOR units (500 means 500.00, so at most `valueCents: 50000`),
+             *     unlike the `*Cents` fields. `null` for FIXED_VALUE.
+             * @example 500
              */
             maxValue: number | null;
             /**
@@ -654,6 +715,25 @@ export interface components {
         CatalogBrandResponseDto: {
             brand: components["schemas"]["CatalogBrandDto"];
         };
+        CatalogRulesDto: {
+            /**
+             * @description Only these brands may be offered, or `null` for every brand. An empty list is refused: it would
+             *     allow nothing (use `null`).
+             * @example [
+             *       "amazon",
+             *       "starbucks"
+             *     ]
+             */
+            allowedBrandKeys: string[] | null;
+            /**
+             * @description These brands are never offered, even when also allowed.
+             * @example []
+             */
+            blockedBrandKeys: string[];
+        };
+        CatalogRulesResponseDto: {
+            catalogRules: components["schemas"]["CatalogRulesDto"];
+        };
         CredentialDto: {
             /** @enum {string} */
             type: "text" | "url" | "barcode" | "date";
@@ -663,6 +743,8 @@ export interface components {
             value: string;
         };
         IssuedCardDto: {
+            /** Format: int64 */
+            amountCents: number;
             /**
              * @description PENDING while issuing; ISSUED; FAILED (value re-credited); CANCELED (FIXED reward cancelled before issuance).
              * @enum {string}
@@ -679,7 +761,6 @@ export interface components {
             utid: string;
             /** @description Item name as the catalog gave it when the card was chosen. */
             rewardName: string;
-            amountCents: number;
             currency: string;
             brandName: string;
             /** @description Empty until the card is issued. */
@@ -701,6 +782,13 @@ export interface components {
             type: "FIXED" | "CHOICE";
             /** @enum {string} */
             status: "CREATED" | "SENT" | "OPENED" | "PARTIALLY_REDEEMED" | "REDEEMED" | "EXPIRED" | "CANCELED";
+            /** Format: int64 */
+            faceValueCents: number;
+            /**
+             * Format: int64
+             * @description Value not yet turned into cards.
+             */
+            remainingValueCents: number;
             recipientLastName: string | null;
             message: string | null;
             /** @description FIXED: the catalog item. */
@@ -729,9 +817,6 @@ export interface components {
             brandImageUrl: string | null;
             /** @description Reward identifier (`rw_`). */
             id: string;
-            faceValueCents: number;
-            /** @description Value not yet turned into cards. */
-            remainingValueCents: number;
             currency: string;
             recipientEmail: string;
             recipientFirstName: string;
@@ -752,10 +837,14 @@ export interface components {
              * @enum {boolean}
              */
             ok: true;
-            /** @description What would be held from the wallet. */
+            /**
+             * Format: int64
+             * @description What would be held from the wallet.
+             */
             holdCents: number;
-            currency: string;
+            /** Format: int64 */
             walletAvailableCents: number;
+            currency: string;
         };
         RecipientDto: {
             /**
@@ -773,12 +862,15 @@ export interface components {
              */
             type: "FIXED" | "CHOICE";
             /**
+             * Format: int32
+             * @description Value in cents of the wallet currency. FIXED: the item's face value, or within its range.
+             */
+            valueCents: number;
+            /**
              * Format: date-time
              * @description CHOICE only: when unused value returns to the wallet. Must be in the future.
              */
             expiresAt?: string;
-            /** @description Value in cents of the wallet currency. FIXED: the item's face value, or within its range. */
-            valueCents: number;
             recipient: components["schemas"]["RecipientDto"];
             /** @description Catalog item (required for FIXED, refused for CHOICE). */
             utid?: string;
@@ -796,25 +888,33 @@ export interface components {
             rewards: components["schemas"]["CreateRewardDto"][];
         };
         BulkResultDto: {
+            /**
+             * Format: int64
+             * @description Position of the item in the request.
+             */
+            index: number;
             rewardId: string | null;
             /** @description `<code>: <message>` of the item's failure; `skipped: insufficient_funds` once the wallet ran out. */
             error: string | null;
-            /** @description Position of the item in the request. */
-            index: number;
             ok: boolean;
         };
         BulkResponseDto: {
+            /** Format: int64 */
+            sent: number;
+            /** Format: int64 */
+            failed: number;
             /** @description True when nothing was charged, stored or sent (`dry_run=true`). */
             dryRun: boolean;
-            sent: number;
-            failed: number;
             results: components["schemas"]["BulkResultDto"][];
         };
         RewardListDto: {
-            rewards: components["schemas"]["RewardDto"][];
+            /** Format: int64 */
             total: number;
+            /** Format: int64 */
             page: number;
+            /** Format: int32 */
             pageSize: number;
+            rewards: components["schemas"]["RewardDto"][];
         };
         RewardResponseDto: {
             reward: components["schemas"]["RewardDto"];
@@ -858,8 +958,9 @@ export interface components {
             webhookEndpoint: components["schemas"]["WebhookEndpointDto"];
         };
         WebhookEndpointListDto: {
-            webhookEndpoints: components["schemas"]["WebhookEndpointDto"][];
+            /** Format: int64 */
             total: number;
+            webhookEndpoints: components["schemas"]["WebhookEndpointDto"][];
         };
         WebhookEndpointResponseDto: {
             webhookEndpoint: components["schemas"]["WebhookEndpointDto"];
@@ -876,6 +977,7 @@ export interface components {
         };
         RotateWebhookSecretDto: {
             /**
+             * Format: int32
              * @description How long the old secret stays valid, 0 to 86400 seconds (24 h); default 0 (it stops at once).
              *     Meanwhile each delivery carries both signatures, `v1=<new> v1=<old>`, so receivers can switch over without dropping events.
              */
@@ -887,16 +989,20 @@ export interface components {
              * @enum {string}
              */
             status: "PENDING" | "SUCCEEDED" | "FAILED";
-            /** @description Attempts made so far. */
+            /**
+             * Format: int64
+             * @description Attempts made so far.
+             */
             attempts: number;
-            /** @description The HTTP status the receiver answered at the last attempt; null if none answered (timeout, refused, TLS error). */
+            /**
+             * Format: int64
+             * @description The HTTP status the receiver answered at the last attempt; null if none answered (timeout, refused, TLS error).
+             */
             responseStatus: number | null;
             /** @description Why the last attempt failed, briefly; null after a success or before any attempt. */
             lastError: string | null;
             /** @description The exact JSON body that is signed and POSTed: `{id, type, createdAt, data}`. */
-            payload: {
-                [key: string]: unknown;
-            };
+            payload: Omit<components["schemas"]["WebhookEvent"], "type">;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -917,17 +1023,27 @@ export interface components {
             delivery: components["schemas"]["WebhookDeliveryDto"];
         };
         WebhookDeliveryListDto: {
-            deliveries: components["schemas"]["WebhookDeliveryDto"][];
+            /** Format: int64 */
             total: number;
+            deliveries: components["schemas"]["WebhookDeliveryDto"][];
         };
         WebhookDeliveryAttemptDto: {
-            /** @description 1 for the first attempt. */
+            /**
+             * Format: int64
+             * @description 1 for the first attempt.
+             */
             attempt: number;
             /** Format: date-time */
             startedAt: string;
-            /** @description From the start of the attempt to the receiver's full answer (or the failure). */
+            /**
+             * Format: int64
+             * @description From the start of the attempt to the receiver's full answer (or the failure).
+             */
             durationMs: number;
-            /** @description The receiver's HTTP status; null when none answered. */
+            /**
+             * Format: int64
+             * @description The receiver's HTTP status; null when none answered.
+             */
             responseStatus: number | null;
             /** @description Why the attempt failed, briefly (timeout, connection refused, TLS, a refused target, a non-2xx status); null on success. */
             error: string | null;
@@ -956,6 +1072,7 @@ export interface components {
             /** @enum {string} */
             token_type: "Bearer";
             /**
+             * Format: int64
              * @description Seconds until the access token expires (3600).
              * @example 3600
              */
@@ -971,8 +1088,11 @@ export interface components {
             refresh_token: string;
         };
         OAuthErrorResponseDto: {
-            /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope";
+            /**
+             * @description RFC 6749 error code; `rate_limited` (429) when the address has failed client authentication too often.
+             * @enum {string}
+             */
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope" | "rate_limited";
             /** @description Human-readable explanation. */
             error_description: string;
         };
@@ -1028,11 +1148,240 @@ export interface components {
             revocation_endpoint: string;
             authorization_response_iss_parameter_supported: boolean;
         };
+        /** @description The reward as it is after the change. */
+        WebhookRewardData: {
+            id: string;
+            /** @enum {string} */
+            status: "CREATED" | "SENT" | "OPENED" | "PARTIALLY_REDEEMED" | "REDEEMED" | "EXPIRED" | "CANCELED";
+            /**
+             * Format: int64
+             * @description Face value of the reward, in cents.
+             */
+            valueCents: number;
+            /**
+             * Format: int64
+             * @description Value not yet turned into cards.
+             */
+            remainingValueCents: number;
+            externalId: string | null;
+        };
+        WebhookCardData: {
+            rewardId: string;
+            card: {
+                id: string;
+                utid: string;
+                /** Format: int64 */
+                amountCents: number;
+                currency: string;
+                /** @enum {string} */
+                status: "ISSUED" | "FAILED";
+            };
+        };
+        WebhookWalletCreditedData: {
+            topupId: string;
+            /** Format: int64 */
+            amountCents: number;
+            currency: string;
+        };
+        WebhookPingData: {
+            webhookEndpointId: string;
+        };
+        /** @description The `reward.created` event. */
+        RewardCreatedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.created";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardData"];
+        };
+        /** @description The `reward.sent` event. */
+        RewardSentEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.sent";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardData"];
+        };
+        /** @description The `reward.opened` event. */
+        RewardOpenedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.opened";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardData"];
+        };
+        /** @description The `reward.partially_redeemed` event. */
+        RewardPartiallyRedeemedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.partially_redeemed";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardData"];
+        };
+        /** @description The `reward.redeemed` event. */
+        RewardRedeemedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.redeemed";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardData"];
+        };
+        /** @description The `reward.expired` event. */
+        RewardExpiredEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.expired";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardData"];
+        };
+        /** @description The `reward.canceled` event. */
+        RewardCanceledEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.canceled";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardData"];
+        };
+        /** @description The `card.issued` event. */
+        CardIssuedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card.issued";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookCardData"];
+        };
+        /** @description The `card.failed` event. */
+        CardFailedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card.failed";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookCardData"];
+        };
+        /** @description The `wallet.credited` event. */
+        WalletCreditedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "wallet.credited";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookWalletCreditedData"];
+        };
+        /** @description The `ping` event. */
+        PingEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ping";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookPingData"];
+        };
+        /** @description What the service POSTs to a webhook endpoint: one event, signed. */
+        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["PingEvent"];
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Requests allowed per window for this credential. */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current window. */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the current window ends. */
+        "RateLimit-Reset": number;
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description The challenge (RFC 6750 on /v1): `Bearer`, or `Bearer error="invalid_token"` when the credential sent was not accepted. */
+        "WWW-Authenticate": string;
+        /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+        "Idempotent-Replayed": "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1048,6 +1397,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1057,6 +1409,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1066,6 +1419,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1074,6 +1430,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1098,6 +1476,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1107,6 +1488,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1116,6 +1500,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1125,6 +1510,33 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1133,6 +1545,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1153,6 +1587,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1162,6 +1599,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1171,6 +1609,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1179,6 +1620,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1204,6 +1667,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1213,6 +1679,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1222,6 +1691,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1231,6 +1701,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1239,6 +1712,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1264,6 +1759,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1273,6 +1771,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1282,6 +1783,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1291,6 +1793,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1299,6 +1804,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1323,6 +1850,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1332,6 +1862,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1341,6 +1874,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1350,6 +1884,33 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1359,6 +1920,19 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1367,6 +1941,18 @@ export interface operations {
             };
             /** @description An upstream provider could not be reached; nothing was changed. Retry with backoff. */
             502: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1387,6 +1973,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1396,6 +1985,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1405,6 +1995,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1413,6 +2006,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1447,6 +2062,9 @@ export interface operations {
                     ETag?: string;
                     /** @description `private, max-age=300`: reuse for five minutes, then revalidate. */
                     "Cache-Control"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1460,6 +2078,9 @@ export interface operations {
                     ETag?: string;
                     /** @description `private, max-age=300`: reuse for five minutes, then revalidate. */
                     "Cache-Control"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1467,6 +2088,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1476,6 +2100,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1485,6 +2110,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1493,6 +2121,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1522,6 +2172,9 @@ export interface operations {
                     ETag?: string;
                     /** @description `private, max-age=300`: reuse for five minutes, then revalidate. */
                     "Cache-Control"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1535,6 +2188,9 @@ export interface operations {
                     ETag?: string;
                     /** @description `private, max-age=300`: reuse for five minutes, then revalidate. */
                     "Cache-Control"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1542,6 +2198,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1551,6 +2208,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1560,6 +2220,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1568,6 +2231,230 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getCatalogRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogRulesResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    replaceCatalogRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CatalogRulesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogRulesResponseDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Well formed, but cannot be fulfilled. */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1596,6 +2483,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1605,6 +2495,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1614,6 +2507,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1623,6 +2517,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1631,6 +2528,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1662,6 +2581,10 @@ export interface operations {
             /** @description An idempotent replay of the first response, or the answer of a dry run. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1671,6 +2594,9 @@ export interface operations {
             /** @description Created; funds held; e-mail queued. */
             201: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1680,6 +2606,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1689,6 +2618,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1698,6 +2628,9 @@ export interface operations {
             /** @description The wallet balance is too low. */
             402: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1707,6 +2640,33 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1716,6 +2676,9 @@ export interface operations {
             /** @description Well formed, but cannot be fulfilled. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1724,6 +2687,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1754,6 +2739,10 @@ export interface operations {
         responses: {
             207: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1763,6 +2752,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1772,6 +2764,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1781,6 +2774,33 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1790,6 +2810,9 @@ export interface operations {
             /** @description Well formed, but cannot be fulfilled. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1798,6 +2821,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1823,6 +2868,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1832,6 +2880,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1841,6 +2892,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1850,6 +2902,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1859,6 +2914,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1867,6 +2925,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1889,6 +2969,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1898,6 +2981,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1907,6 +2991,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1916,6 +3003,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,6 +3015,9 @@ export interface operations {
             /** @description Well formed, but cannot be fulfilled. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1933,6 +3026,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1955,6 +3070,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,6 +3082,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1973,6 +3092,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,6 +3104,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1990,6 +3115,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2015,6 +3162,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2024,6 +3174,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2033,6 +3186,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2042,6 +3196,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2050,6 +3207,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2074,6 +3253,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2083,6 +3265,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2092,6 +3277,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2101,6 +3287,33 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2109,6 +3322,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2131,6 +3366,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2140,6 +3378,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2149,6 +3388,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2158,6 +3400,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2166,6 +3411,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2188,6 +3455,9 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2195,6 +3465,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2204,6 +3475,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2213,6 +3487,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2221,6 +3498,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2247,6 +3546,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2256,6 +3558,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2265,6 +3570,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2274,6 +3580,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2283,6 +3592,33 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2291,6 +3627,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2309,7 +3667,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RotateWebhookSecretDto"];
             };
@@ -2317,6 +3675,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2326,6 +3687,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2335,6 +3699,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2344,6 +3709,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2353,6 +3721,33 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2361,6 +3756,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2383,6 +3800,9 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2392,6 +3812,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2401,6 +3822,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2410,6 +3834,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,6 +3846,9 @@ export interface operations {
             /** @description Well formed, but cannot be fulfilled. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2427,6 +3857,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2454,6 +3906,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2463,6 +3918,9 @@ export interface operations {
             /** @description Malformed request; `issues` names each invalid field. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2472,6 +3930,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2481,6 +3940,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,6 +3952,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2498,6 +3963,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2521,6 +4008,9 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2530,6 +4020,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2539,6 +4030,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2548,6 +4042,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2556,6 +4053,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2579,6 +4098,9 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2588,6 +4110,7 @@ export interface operations {
             /** @description Missing, invalid or revoked credential. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2597,6 +4120,9 @@ export interface operations {
             /** @description The credential lacks the required scope. */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2606,6 +4132,9 @@ export interface operations {
             /** @description No such resource, or it belongs to another account. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2615,6 +4144,9 @@ export interface operations {
             /** @description Well formed, but cannot be fulfilled. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2623,6 +4155,28 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2666,10 +4220,40 @@ export interface operations {
             /** @description `invalid_client`, with `WWW-Authenticate: Basic`. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limited`: this address failed client authentication too often; see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };
@@ -2706,10 +4290,40 @@ export interface operations {
             /** @description `invalid_client`, with `WWW-Authenticate: Basic`. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limited`: this address failed client authentication too often; see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };
@@ -2730,6 +4344,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthorizationServerMetadataDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };

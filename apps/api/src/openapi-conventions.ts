@@ -1,0 +1,140 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+/**
+ * What every route shares goes into the document here, once, rather than on each controller: these
+ * follow from app-wide behaviour (the global validation pipe, the JSON-only body check, the body size
+ * limit, the auth guard's rate limiting, the error filter), so they hold for every route that has the
+ * feature and stay true for routes added later. docs/api-contract.md lists them.
+ */
+
+type Json = Record<string, any>;
+
+const ERROR_SCHEMA = { $ref: '#/components/schemas/ErrorResponseDto' };
+const errorResponse = (description: string, headers?: Json) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema: ERROR_SCHEMA } },
+});
+
+const HEADERS: Json = {
+  'RateLimit-Limit': {
+    description: 'Requests allowed per window for this credential.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the current window ends.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  'WWW-Authenticate': {
+    description:
+      'The challenge (RFC 6750 on /v1): `Bearer`, or `Bearer error="invalid_token"` when the credential sent was not accepted.',
+    required: true,
+    schema: { type: 'string', maxLength: 200 },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+export function applyContractConventions(document: OpenAPIObject): OpenAPIObject {
+  const doc = document as Json;
+  doc.components ??= {};
+  doc.components.headers = { ...(doc.components.headers ?? {}), ...HEADERS };
+  const closed = new Set<string>();
+
+  for (const operations of Object.values<Json>(doc.paths ?? {})) {
+    for (const operation of Object.values<Json>(operations)) {
+      const responses: Json = (operation.responses ??= {});
+      const jsonBody = operation.requestBody?.content?.['application/json']?.schema;
+
+      if (jsonBody) {
+        // The validation pipe refuses fields a request DTO does not declare (forbidNonWhitelisted).
+        closeObjects(doc, jsonBody, closed);
+        responses['413'] ??= errorResponse('The request body is larger than 1 MB.');
+        responses['415'] ??= errorResponse('The request has a body that is not `application/json`.');
+      }
+
+      if (operation['x-required-scope']) {
+        for (const [status, response] of Object.entries<Json>(responses)) {
+          if (status === '401') continue; // counted against the address, not a credential
+          addHeaders(response, RATE_LIMIT_HEADERS);
+        }
+      }
+      if (responses['429']) addHeaders(responses['429'], ['Retry-After']);
+      if (responses['401']) addHeaders(responses['401'], ['WWW-Authenticate']);
+
+      const idempotencyKey = (operation.parameters ?? []).find(
+        (p: Json) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
+      );
+      if (idempotencyKey) {
+        idempotencyKey.schema = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[\\x21-\\x7E]+$' };
+        for (const status of ['200', '207']) if (responses[status]) addHeaders(responses[status], ['Idempotent-Replayed']);
+      }
+
+      responses['500'] ??= errorResponse('Unexpected failure: `error: internal` with a `requestId` that finds it in the logs.');
+      responses.default ??= errorResponse('Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable.');
+    }
+  }
+  // Every tag an operation uses is declared, in the order first used.
+  const tags = new Set<string>();
+  for (const operations of Object.values<Json>(doc.paths ?? {})) {
+    for (const operation of Object.values<Json>(operations)) for (const tag of operation.tags ?? []) tags.add(tag);
+  }
+  doc.tags = [...tags].map((name) => doc.tags?.find((t: Json) => t.name === name) ?? { name, description: TAGS[name] ?? name });
+  giveIntegersAFormat(doc);
+  return document;
+}
+
+const TAGS: Record<string, string> = {
+  Account: 'The account a credential belongs to: its settings, branding and overview.',
+  Wallet: 'The prepaid balance rewards are paid from, and its ledger.',
+  'Top-ups': 'Adding money to the wallet.',
+  Catalog: 'Gift-card brands and the items that can be sent.',
+  Rewards: 'Sending rewards, one or in bulk, and following them.',
+  Webhooks: 'Endpoints that receive signed event notifications, and their deliveries.',
+  OAuth: 'Token and revocation endpoints for marketplace apps (RFC 6749, RFC 7009) and server metadata (RFC 8414).',
+};
+
+const INT32 = 2 ** 31;
+
+/** int32 when the bounds fit in 32 bits, int64 otherwise: cents and counts may exceed 2^31. */
+function giveIntegersAFormat(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(giveIntegersAFormat);
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Json;
+  if (schema.type === 'integer' && schema.format === undefined) {
+    const fits = schema.maximum !== undefined && schema.maximum < INT32 && (schema.minimum ?? 0) >= -INT32;
+    schema.format = fits ? 'int32' : 'int64';
+  }
+  Object.values(schema).forEach(giveIntegersAFormat);
+}
+
+function addHeaders(response: Json, names: string[]): void {
+  response.headers ??= {};
+  for (const name of names) response.headers[name] ??= headerRef(name);
+}
+
+/** additionalProperties: false on a request schema and every object schema it reaches. */
+function closeObjects(doc: Json, schema: Json | undefined, seen: Set<string>): void {
+  if (!schema || typeof schema !== 'object') return;
+  if (typeof schema.$ref === 'string') {
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    if (seen.has(name)) return;
+    seen.add(name);
+    return closeObjects(doc, doc.components?.schemas?.[name], seen);
+  }
+  if (schema.properties) {
+    schema.additionalProperties ??= false;
+    for (const property of Object.values<Json>(schema.properties)) closeObjects(doc, property, seen);
+  }
+  closeObjects(doc, schema.items, seen);
+  for (const key of ['allOf', 'oneOf', 'anyOf']) for (const part of schema[key] ?? []) closeObjects(doc, part, seen);
+}

@@ -1,0 +1,11 @@
+import { createRewardsClient } from './index';
+
+/** The README example, compiled with the client so it cannot go stale. */
+export async function sendReward(token: string): Promise<string | undefined> {
+  const rewards = createRewardsClient({ baseUrl: 'https://rewards.example.com', token });
+  const { data, error } = await rewards.POST('/v1/rewards', {
+    body: { type: 'CHOICE', valueCents: 2500, recipient: { email: 'ada@example.com', firstName: 'Ada' } },
+  });
+  if (error) throw new Error(`${error.error}: ${error.message}`);
+  return data && 'reward' in data ? data.reward.id : undefined; // 200 may also be a dry run's answer
+}

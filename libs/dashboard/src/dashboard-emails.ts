@@ -1,0 +1,50 @@
+import type { OutgoingMail } from '@app/mail';
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function mail(input: { to: string; subject: string; lines: string[]; link: string; action: string; reference: string }): OutgoingMail {
+  const html = [
+    '<!doctype html><html><body style="font-family:sans-serif">',
+    ...input.lines.map((line) => `<p>${escapeHtml(line)}</p>`),
+    `<p><a href="${escapeHtml(input.link)}">${escapeHtml(input.action)}</a></p>`,
+    '</body></html>',
+  ].join('\n');
+  return {
+    fromName: 'Rewards',
+    to: input.to,
+    subject: input.subject,
+    html,
+    text: [...input.lines, '', `${input.action}: ${input.link}`, ''].join('\n'),
+    reference: input.reference,
+  };
+}
+
+export function invitationEmail(input: { to: string; accountName: string; role: string; link: string; invitationId: string }): OutgoingMail {
+  return mail({
+    to: input.to,
+    subject: `You are invited to ${input.accountName}`,
+    lines: [
+      `You have been invited to join ${input.accountName} as ${input.role}.`,
+      'The link works once and for 7 days. If you did not expect this, ignore this e-mail.',
+    ],
+    link: input.link,
+    action: 'Accept the invitation',
+    reference: input.invitationId,
+  });
+}
+
+export function passwordResetEmail(input: { to: string; link: string; resetId: string }): OutgoingMail {
+  return mail({
+    to: input.to,
+    subject: 'Reset your password',
+    lines: [
+      'Someone asked to reset the password of your account. The link works once and for 30 minutes.',
+      'If it was not you, ignore this e-mail: your password stays as it is.',
+    ],
+    link: input.link,
+    action: 'Choose a new password',
+    reference: input.resetId,
+  });
+}

@@ -1,0 +1,58 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
+import { API_KEY_SCOPES, type ApiKeyScope } from '@app/account';
+import { PageQueryDto, PageSizeQuery } from '@app/core';
+
+export class ApiKeyListQueryDto extends PageQueryDto {
+  @PageSizeQuery(25)
+  page_size: number = 25;
+}
+
+export class ApiKeyDto {
+  /** `key_` */
+  id: string;
+
+  name: string;
+
+  @ApiProperty({ enum: API_KEY_SCOPES, isArray: true })
+  scopes: ApiKeyScope[];
+
+  /** The secret's last four characters, to tell keys apart. */
+  last4: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt: string;
+
+  /** Precise to about a minute. */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  lastUsedAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  revokedAt: string | null;
+}
+
+export class ApiKeyListDto {
+  apiKeys: ApiKeyDto[];
+
+  total: number;
+}
+
+export class CreateApiKeyDto {
+  @IsString()
+  @MaxLength(100)
+  name: string;
+
+  @ApiProperty({ enum: API_KEY_SCOPES, isArray: true, minItems: 1 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(2)
+  @IsIn(API_KEY_SCOPES, { each: true })
+  scopes: ApiKeyScope[];
+}
+
+export class CreatedApiKeyDto {
+  apiKey: ApiKeyDto;
+
+  /** The `sk_` secret: shown this once, never again. */
+  secret: string;
+}

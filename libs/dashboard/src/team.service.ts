@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditTrail, CredentialResolverRegistry, Principal, Role } from '@app/auth';
+import { ForbiddenError, NotFoundError, ValidationError } from '@app/core';
+import { ActorContext, userActor } from './audit-context';
+import { MemberDto } from './dto/team.dto';
+
+interface MemberRow {
+  user_id: string;
+  email: string;
+  role: Role;
+  created_at: Date;
+}
+
+/**
+ * The people of an account and their roles (docs/dashboard.md). Two rules hold under concurrency
+ * because every change first locks the account's memberships and reads the actor's role from them:
+ * the account keeps at least one owner, and only an owner makes, demotes or removes an owner. A change reaches the member's open
+ * sessions at once: the database announces it and every process drops its cached credentials.
+ */
+@Injectable()
+export class TeamService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly audit: AuditTrail,
+    private readonly registry: CredentialResolverRegistry,
+  ) {}
+
+  async list(accountId: string): Promise<MemberDto[]> {
+    const rows: MemberRow[] = await this.dataSource.query(
+      `SELECT m.user_id, u.email, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.account_id = $1 ORDER BY m.created_at DESC, m.user_id`,
+      [accountId],
+    );
+    return rows.map(toMemberDto);
+  }
+
+  async changeRole(principal: Principal, actor: ActorContext, userId: string, role: Role): Promise<MemberDto> {
+    const member = await this.dataSource.transaction(async (manager) => {
+      const members = await this.lockMembers(manager, principal.accountId);
+      const target = members.find((candidate) => candidate.user_id === userId);
+      if (!target) throw new NotFoundError('Member');
+      if ((target.role === 'owner' || role === 'owner') && roleOf(members, actor.userId) !== 'owner') {
+        throw new ForbiddenError('Only an owner may make or demote an owner.');
+      }
+      if (target.role === 'owner' && role !== 'owner') assertAnotherOwner(members, userId);
+      if (target.role === role) return target;
+      await manager.query(`UPDATE memberships SET role = $3 WHERE account_id = $1 AND user_id = $2`, [
+        principal.accountId,
+        userId,
+        role,
+      ]);
+      await this.audit.record(manager, {
+        accountId: principal.accountId,
+        action: 'member.role_changed',
+        targetType: 'user',
+        targetId: userId,
+        metadata: { email: target.email, from: target.role, to: role },
+        ...userActor(actor),
+      });
+      return { ...target, role };
+    });
+    this.registry.revoked();
+    return toMemberDto(member);
+  }
+
+  /**
+   * Removes the member. Their sessions that were acting on this account move to another of their
+   * accounts, or to none, in the same transaction: their next request on this account is refused.
+   */
+  async remove(principal: Principal, actor: ActorContext, userId: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const members = await this.lockMembers(manager, principal.accountId);
+      const target = members.find((candidate) => candidate.user_id === userId);
+      if (!target) throw new NotFoundError('Member');
+      if (target.role === 'owner' && roleOf(members, actor.userId) !== 'owner') throw new ForbiddenError('Only an owner may remove an owner.');
+      if (target.role === 'owner') assertAnotherOwner(members, userId);
+      await manager.query(`DELETE FROM memberships WHERE account_id = $1 AND user_id = $2`, [principal.accountId, userId]);
+      await manager.query(
+        `UPDATE sessions s SET current_account_id = (
+           SELECT m.account_id FROM memberships m JOIN accounts a ON a.id = m.account_id
+            WHERE m.user_id = s.user_id ORDER BY a.name, a.id LIMIT 1)
+          WHERE s.user_id = $1 AND s.current_account_id = $2 AND s.ended_at IS NULL`,
+        [userId, principal.accountId],
+      );
+      await this.audit.record(manager, {
+        accountId: principal.accountId,
+        action: 'member.removed',
+        targetType: 'user',
+        targetId: userId,
+        metadata: { email: target.email, role: target.role },
+        ...userActor(actor),
+      });
+    });
+    this.registry.revoked();
+  }
+
+  private lockMembers(manager: EntityManager, accountId: string): Promise<MemberRow[]> {
+    return manager.query(
+      `SELECT m.user_id, u.email, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.account_id = $1 ORDER BY m.user_id FOR UPDATE OF m`,
+      [accountId],
+    );
+  }
+}
+
+/** The actor's role as locked now, not as their session saw it when the request began. */
+function roleOf(members: MemberRow[], userId: string): Role | undefined {
+  return members.find((member) => member.user_id === userId)?.role;
+}
+
+function assertAnotherOwner(members: MemberRow[], leavingUserId: string): void {
+  if (!members.some((member) => member.role === 'owner' && member.user_id !== leavingUserId)) {
+    throw new ValidationError('An account must keep at least one owner: make someone else owner first.');
+  }
+}
+
+export function toMemberDto(row: MemberRow): MemberDto {
+  return { userId: row.user_id, email: row.email, role: row.role, createdAt: row.created_at.toISOString() };
+}

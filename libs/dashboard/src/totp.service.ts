@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { generateSecret, generateURI, verify } from 'otplib';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditTrail } from '@app/auth';
+import { ValidationError } from '@app/core';
+import { ActorContext, userActor } from './audit-context';
+import { accountIdsOf } from './memberships';
+
+const ISSUER = 'Rewards';
+/** A code of the step before or after the current one is accepted too (clock drift, slow typing). */
+const TOLERANCE_SECONDS = 30;
+
+interface TotpRow {
+  totp_secret: string | null;
+  totp_enabled_at: Date | null;
+  totp_last_step: string | null;
+}
+
+/**
+ * Two-factor sign-in with TOTP (RFC 6238: SHA-1, 30-second steps, 6 digits). The secret lives in
+ * users.totp_secret only, pending until a first code confirms it. Each accepted code records its
+ * time step, and a code of that step or an earlier one is refused, so a code seen over someone's
+ * shoulder is worthless once used (docs/dashboard.md).
+ */
+@Injectable()
+export class TotpService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  async isEnabled(userId: string): Promise<boolean> {
+    const [row]: TotpRow[] = await this.dataSource.query(`SELECT totp_enabled_at FROM users WHERE id = $1`, [userId]);
+    return !!row?.totp_enabled_at;
+  }
+
+  /** A new pending secret (replacing any earlier pending one); refused while two-factor is on. */
+  async begin(userId: string, email: string): Promise<{ secret: string; otpauthUrl: string }> {
+    const secret = generateSecret();
+    const [, updated] = (await this.dataSource.query(
+      `UPDATE users SET totp_secret = $2, totp_last_step = NULL WHERE id = $1 AND totp_enabled_at IS NULL`,
+      [userId, secret],
+    )) as [unknown, number];
+    if (!updated) throw new ValidationError('Two-factor sign-in is already on; disable it first.');
+    return { secret, otpauthUrl: generateURI({ issuer: ISSUER, label: email, secret }) };
+  }
+
+  async confirm(actor: ActorContext, code: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const row = await this.lock(manager, actor.userId);
+      if (!row.totp_secret || row.totp_enabled_at) throw new ValidationError('Start the two-factor set-up first.');
+      if (!(await this.consume(manager, actor.userId, row, code))) throw new ValidationError('The code is not right.');
+      await manager.query(`UPDATE users SET totp_enabled_at = now() WHERE id = $1`, [actor.userId]);
+      await this.record(manager, actor, 'totp.enabled');
+    });
+  }
+
+  async disable(actor: ActorContext, code: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const row = await this.lock(manager, actor.userId);
+      if (!row.totp_enabled_at) throw new ValidationError('Two-factor sign-in is not on.');
+      if (!(await this.consume(manager, actor.userId, row, code))) throw new ValidationError('The code is not right.');
+      await manager.query(
+        `UPDATE users SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`,
+        [actor.userId],
+      );
+      await this.record(manager, actor, 'totp.disabled');
+    });
+  }
+
+  /** At sign-in: whether `code` is a valid, unused code of the user's enabled secret (using it up). */
+  async verifyAtSignIn(userId: string, code: string): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const row = await this.lock(manager, userId);
+      return !!row.totp_enabled_at && this.consume(manager, userId, row, code);
+    });
+  }
+
+  /** The row locked, so two requests with the same code cannot both see its step as unused. */
+  private async lock(manager: EntityManager, userId: string): Promise<TotpRow> {
+    const [row]: TotpRow[] = await manager.query(
+      `SELECT totp_secret, totp_enabled_at, totp_last_step FROM users WHERE id = $1 FOR UPDATE`,
+      [userId],
+    );
+    return row;
+  }
+
+  private async consume(manager: EntityManager, userId: string, row: TotpRow, code: string): Promise<boolean> {
+    if (!row.totp_secret || !/^\d{6}$/.test(code)) return false;
+    const result = await verify({ secret: row.totp_secret, token: code, epochTolerance: TOLERANCE_SECONDS });
+    if (!result.valid || !('timeStep' in result)) return false;
+    if (row.totp_last_step !== null && result.timeStep <= Number(row.totp_last_step)) return false;
+    await manager.query(`UPDATE users SET totp_last_step = $2 WHERE id = $1`, [userId, result.timeStep]);
+    return true;
+  }
+
+  private async record(manager: EntityManager, actor: ActorContext, action: 'totp.enabled' | 'totp.disabled'): Promise<void> {
+    for (const accountId of await accountIdsOf(manager, actor.userId)) {
+      await this.audit.record(manager, { accountId, action, targetType: 'user', targetId: actor.userId, ...userActor(actor) });
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
+import { registerApp } from '../support/oauth';
+
+/**
+ * The statuses and headers a generated client or a validating proxy relies on: each answer here is
+ * also checked against openapi.yaml by the API client (status documented, body and headers fit).
+ */
+describe('HTTP statuses and headers of the contract', () => {
+  let t: TestApp;
+  let merchant: SeededMerchant;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    merchant = await seedMerchant(t);
+  });
+  afterAll(() => t.close());
+
+  it('a body that is not JSON where JSON is expected is 415 in the error shape, not a 400 about missing fields', async () => {
+    const res = await t.api.as(merchant.key).post('/v1/rewards', undefined, {
+      rawBody: 'type=FIXED&valueCents=2500',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/application\/json/), issues: [{ path: 'body', message: expect.any(String) }] });
+  });
+
+  it('a body-less POST needs no Content-Type (rotate-secret takes an optional body)', async () => {
+    const created = await t.api.as(merchant.key).post('/v1/webhook-endpoints', { url: 'https://example.com/hooks', events: [] });
+    expect(created.status).toBe(201);
+    const res = await t.api.as(merchant.key).request('POST', `/v1/webhook-endpoints/${created.body.webhookEndpoint.id}/rotate-secret`, {
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.secret).toMatch(/^whsec_/);
+  });
+
+  it('an oversized body is 413 in the error shape', async () => {
+    const res = await t.api.as(merchant.key).patch('/v1/account/branding', { senderName: 'x'.repeat(1_100_000) });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toBe('bad_request');
+  });
+
+  it('401 on /v1 challenges with Bearer, and says invalid_token when a credential was presented', async () => {
+    const missing = await t.api.get('/v1/wallet');
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+
+    const wrong = await t.api.as('sk_not_a_real_key').get('/v1/wallet');
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+  });
+
+  it('authenticated answers carry the RateLimit headers the contract declares', async () => {
+    const res = await t.api.as(merchant.key).get('/v1/wallet');
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get('ratelimit-limit'))).toBe(t.config.rateLimitPerMinute);
+    expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(t.config.rateLimitPerMinute);
+  });
+});
+
+describe('OAuth client authentication failures are limited per address', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('after 60 wrong client secrets in a minute, /oauth/token and /oauth/revoke answer 429 with Retry-After, even to the right secret', async () => {
+    const app = await registerApp(t, ['rewards:read']);
+    const basic = (secret: string) => `Basic ${Buffer.from(`${app.clientId}:${secret}`).toString('base64')}`;
+    const post = (path: string, secret: string, body: string) =>
+      t.api.request('POST', path, {
+        rawBody: body,
+        headers: { authorization: basic(secret), 'content-type': 'application/x-www-form-urlencoded' },
+      });
+
+    for (let i = 0; i < 60; i += 1) {
+      const res = await post('/oauth/token', `wrong-${i}`, 'grant_type=refresh_token&refresh_token=x');
+      expect(res.status).toBe(401);
+    }
+    const token = await post('/oauth/token', app.clientSecret, 'grant_type=refresh_token&refresh_token=x');
+    expect(token.status).toBe(429);
+    expect(token.body).toEqual({ error: 'rate_limited', error_description: expect.any(String) });
+    expect(Number(token.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    const revoke = await post('/oauth/revoke', app.clientSecret, 'token=whatever');
+    expect(revoke.status).toBe(429);
+
+    // The budget is the one /v1 uses: the same address is refused there too.
+    const v1 = await t.api.as('sk_not_a_real_key').get('/v1/wallet');
+    expect(v1.status).toBe(429);
+  });
+});

@@ -1,0 +1,71 @@
+import { PinoLogger } from 'nestjs-pino';
+import { symbols } from 'pino';
+import { DataSource } from 'typeorm';
+import { choiceReward, fund } from '../support/rewards';
+import { isolatedDatabase, seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Logs never carry what a failed statement was given: a statement refused by the database is logged
+ * with its SQLSTATE code, constraint and table, and nothing of the values (recipient data, secrets).
+ */
+describe('log redaction of failed database statements', () => {
+  let t: TestApp;
+  let merchant: SeededMerchant;
+  let logged: string[];
+
+  beforeAll(async () => {
+    // A database of its own: the triggers below refuse every new reward and webhook endpoint.
+    t = await startTestApp({ env: { ...(await isolatedDatabase()), LOG_LEVEL: 'warn' } });
+    merchant = await seedMerchant(t);
+    await fund(t, merchant, 100_000);
+    const db = t.app.get(DataSource);
+    await db.query(`
+      CREATE FUNCTION refuse_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION USING MESSAGE = 'refused by the test', ERRCODE = 'check_violation',
+          TABLE = TG_TABLE_NAME, CONSTRAINT = 'test_refusal';
+      END $$`);
+    await db.query('CREATE TRIGGER refuse_rewards BEFORE INSERT ON rewards FOR EACH ROW EXECUTE FUNCTION refuse_insert()');
+    await db.query('CREATE TRIGGER refuse_endpoints BEFORE INSERT ON webhook_endpoints FOR EACH ROW EXECUTE FUNCTION refuse_insert()');
+  });
+  afterAll(() => t.close());
+
+  beforeEach(() => {
+    // Every line the app's logger writes, at the level operators run with.
+    const stream = (PinoLogger.root as unknown as Record<symbol, { write(line: string): boolean }>)[symbols.streamSym];
+    logged = [];
+    jest.spyOn(stream, 'write').mockImplementation((line: string) => {
+      logged.push(String(line));
+      return true;
+    });
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('a reward whose insert fails logs code, constraint and table, never the recipient, names or message', async () => {
+    const res = await t.api.as(merchant.key).post(
+      '/v1/rewards',
+      choiceReward(1_000, {
+        recipient: { email: 'zebulon.private@example.test', firstName: 'Zebulon', lastName: 'Quillfeather' },
+        message: 'a-very-private-message-7731',
+        externalId: 'ext-private-9915',
+      }),
+    );
+    expect(res.status).toBe(500);
+    const log = logged.join('');
+    expect(log).toContain('"code":"23514"');
+    expect(log).toContain('"constraint":"test_refusal"');
+    expect(log).toContain('"table":"rewards"');
+    for (const secret of ['zebulon.private', 'Zebulon', 'Quillfeather', 'a-very-private-message-7731', 'ext-private-9915']) {
+      expect(log).not.toContain(secret);
+    }
+    expect(log).not.toMatch(/"parameters"|"query"|INSERT INTO/);
+  });
+
+  it('a webhook endpoint whose insert fails logs nothing of its secret', async () => {
+    const res = await t.api.as(merchant.key).post('/v1/webhook-endpoints', { url: 'https://example.com/private-hook', events: [] });
+    expect(res.status).toBe(500);
+    const log = logged.join('');
+    expect(log).toContain('"table":"webhook_endpoints"');
+    expect(log).not.toMatch(/whsec_|"parameters"|INSERT INTO/);
+  });
+});
