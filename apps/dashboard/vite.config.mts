@@ -14,5 +14,12 @@ export default defineConfig({
     emptyOutDir: true,
     assetsDir: 'assets',
     sourcemap: false,
+    rolldownOptions: {
+      // React Query and React Router mark modules "use client" for server-rendering frameworks; a
+      // browser-only bundle has no use for the directive, so the warning about dropping it is noise.
+      onwarn(warning, warn) {
+        if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);
+      },
+    },
   },
 });

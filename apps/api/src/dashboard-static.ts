@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The repository root: the nearest folder above this file with a package.json (from src/ or dist/ alike). */
@@ -28,7 +28,7 @@ export function serveDashboard(app: NestExpressApplication, buildDir = DASHBOARD
     index: false,
   });
   const shellPath = join(buildDir, 'index.html');
-  let shell: string | null = null;
+  let shell: { html: string; mtimeMs: number } | null = null;
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const path = req.path;
@@ -38,13 +38,14 @@ export function serveDashboard(app: NestExpressApplication, buildDir = DASHBOARD
       res.status(404).type('text').send('Not found');
       return;
     }
-    // Read once it exists; a build finished after the process started is picked up on the next request.
-    shell ??= existsSync(shellPath) ? readFileSync(shellPath, 'utf8') : null;
+    // Kept in memory, and read again when a new build replaces it (its assets' names change with it).
+    const mtimeMs = existsSync(shellPath) ? statSync(shellPath).mtimeMs : null;
+    if (mtimeMs !== null && shell?.mtimeMs !== mtimeMs) shell = { html: readFileSync(shellPath, 'utf8'), mtimeMs };
     res.setHeader('Cache-Control', 'no-cache');
-    if (shell === null) {
+    if (mtimeMs === null || !shell) {
       res.status(503).type('html').send(NOT_BUILT);
       return;
     }
-    res.type('html').send(shell);
+    res.type('html').send(shell.html);
   });
 }

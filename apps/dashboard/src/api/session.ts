@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '@client/dashboard';
 import { ApiFailure, dash, setCsrfToken, unwrap } from './http';
 
@@ -11,6 +11,15 @@ const SESSION_KEY = ['session'] as const;
 function remember(session: DashboardSession | null): DashboardSession | null {
   setCsrfToken(session?.csrfToken ?? null);
   return session;
+}
+
+/**
+ * A new session (signed in, out, or another account): everything cached belonged to the previous
+ * one, so it goes; the session query itself is updated in place, so the pages watching it re-render.
+ */
+export function startSession(client: QueryClient, session: DashboardSession | null): void {
+  client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
+  client.setQueryData(SESSION_KEY, remember(session));
 }
 
 /** The signed-in session, or null when nobody is signed in. */
@@ -34,10 +43,7 @@ export function useSignIn() {
   return useMutation({
     mutationFn: async (input: { email: string; password: string; totpCode?: string }) =>
       unwrap(await dash.POST('/dashboard/api/session', { body: input })),
-    onSuccess: (session) => {
-      client.clear();
-      client.setQueryData(SESSION_KEY, remember(session));
-    },
+    onSuccess: (session) => startSession(client, session),
   });
 }
 
@@ -45,10 +51,7 @@ export function useSignOut() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: async () => unwrap(await dash.DELETE('/dashboard/api/session')),
-    onSettled: () => {
-      client.clear();
-      client.setQueryData(SESSION_KEY, remember(null));
-    },
+    onSettled: () => startSession(client, null),
   });
 }
 
@@ -56,11 +59,7 @@ export function useSwitchAccount() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: async (accountId: string) => unwrap(await dash.POST('/dashboard/api/session/account', { body: { accountId } })),
-    onSuccess: (session) => {
-      // Everything cached belongs to the previous account.
-      client.clear();
-      client.setQueryData(SESSION_KEY, remember(session));
-    },
+    onSuccess: (session) => startSession(client, session),
   });
 }
 

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ApiFailure, dash, setCsrfToken, unwrap } from '../api/http';
-import { useSession } from '../api/session';
+import { ApiFailure, dash, unwrap } from '../api/http';
+import { startSession, useSession } from '../api/session';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
@@ -92,9 +92,7 @@ export function AcceptInvitationPage() {
     mutationFn: async (body: { password?: string }) =>
       unwrap(await dash.POST('/dashboard/api/invitations/{invitation}/accept', { params: { path: { invitation: token } }, body })),
     onSuccess: (joined) => {
-      setCsrfToken(joined.csrfToken);
-      client.clear();
-      client.setQueryData(['session'], joined);
+      startSession(client, joined);
       void navigate('/');
     },
   });
