@@ -4,7 +4,7 @@ import { loadConfig } from '@app/core';
 import { WorkerAppModule } from '../../apps/worker/src/worker-app.module';
 import { eventually } from '../support/processes';
 import { catalogPicks, fixedReward, fund } from '../support/rewards';
-import { freePort, isolatedDatabase, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { freePort, isolatedDatabase, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** The value of one series in Prometheus text, or undefined when it is absent. */
@@ -19,14 +19,17 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 
 describe('GET /metrics', () => {
   let t: TestApp;
+  let workers: TestWorker;
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    // Workers in the process (the npm start shape), on a database of its own (the relay reads all events).
-    t = await startTestApp({ env: { ...(await isolatedDatabase()), RUN_WORKERS: 'true' } });
+    // The worker side in this process too, on a database of its own (the relay reads all events).
+    t = await startTestApp({ env: await isolatedDatabase() });
+    workers = await startTestWorker(t);
   });
   afterAll(async () => {
+    await workers.close();
     await t.close();
     await receiver.close();
   });

@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '@app/core';
 import { Contract, OPENAPI_PATH } from '../support/contract';
 import { eventually } from '../support/processes';
 import { catalogPicks, fixedReward, fund } from '../support/rewards';
-import { isolatedDatabase, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -35,13 +35,16 @@ describe('webhook payloads in the contract', () => {
 
   describe('real deliveries', () => {
     let t: TestApp;
+    let workers: TestWorker;
     let receiver: WebhookReceiver;
 
     beforeAll(async () => {
       receiver = await new WebhookReceiver().start();
-      t = await startTestApp({ env: { ...(await isolatedDatabase()), RUN_WORKERS: 'true', WEBHOOK_RETRY_BASE_MS: '50' } });
+      t = await startTestApp({ env: { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' } });
+      workers = await startTestWorker(t);
     });
     afterAll(async () => {
+      await workers.close();
       await t.close();
       await receiver.close(); // fails the suite if any delivery broke the contract
     });
