@@ -48,7 +48,7 @@ export function AuditLogPage() {
       {log.data && log.data.entries.length === 0 && <StatusMessage kind="empty">Nothing recorded yet.</StatusMessage>}
       {log.data && log.data.entries.length > 0 && (
         <>
-          <div className="table-scroll">
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
             <table>
               <thead>
                 <tr>

@@ -106,7 +106,7 @@ export function BulkSend({ currency }: { currency: string }) {
             {results.filter((r) => r.ok).length} of {results.length} rows {phase.kind === 'preview' ? 'would be sent' : 'sent'}
             {phase.kind === 'preview' && `, ${formatCents(total, currency)} in all`}.
           </p>
-          <div className="table-scroll">
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
             <table>
               <caption>{phase.kind === 'preview' ? 'Dry run' : 'Result'}</caption>
               <thead>

@@ -62,7 +62,7 @@ export function DevelopersPage() {
       {keys.isError && <StatusMessage kind="error">{keys.error.message}</StatusMessage>}
       {keys.data && keys.data.apiKeys.length === 0 && <StatusMessage kind="empty">No API keys yet.</StatusMessage>}
       {keys.data && keys.data.apiKeys.length > 0 && (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
           <table>
             <thead>
               <tr>

@@ -85,7 +85,7 @@ export function RewardDetailPage() {
       {r.issuedCards.length === 0 ? (
         <StatusMessage kind="empty">No cards yet.</StatusMessage>
       ) : (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
           <table>
             <thead>
               <tr>

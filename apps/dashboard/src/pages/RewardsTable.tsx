@@ -6,7 +6,7 @@ type Reward = components['schemas']['RewardDto'];
 
 export function RewardsTable({ rewards, caption }: { rewards: Reward[]; caption?: string }) {
   return (
-    <div className="table-scroll">
+    <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
       <table>
         {caption && <caption>{caption}</caption>}
         <thead>

@@ -65,7 +65,7 @@ export function TeamPage() {
       {members.isPending && <StatusMessage kind="loading">Loading members…</StatusMessage>}
       {members.isError && <StatusMessage kind="error">{members.error.message}</StatusMessage>}
       {members.data && (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
           <table>
             <thead>
               <tr>

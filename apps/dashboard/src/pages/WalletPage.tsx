@@ -73,7 +73,7 @@ export function WalletPage() {
           <StatusMessage kind="empty">No transactions yet.</StatusMessage>
         ) : (
           <>
-            <div className="table-scroll">
+            <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
               <table>
                 <thead>
                   <tr>

@@ -169,7 +169,7 @@ function Deliveries({ endpointId, mayWrite }: { endpointId: string; mayWrite: bo
   if (deliveries.isError) return <StatusMessage kind="error">{deliveries.error.message}</StatusMessage>;
   if (deliveries.data.deliveries.length === 0) return <StatusMessage kind="empty">No deliveries yet.</StatusMessage>;
   return (
-    <div className="table-scroll">
+    <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
       <table>
         <caption>Deliveries</caption>
         <thead>
