@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'var/**', 'test-artifacts/**', 'bench/results/**', 'clients/typescript/schema.d.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'var/**', 'test-artifacts/**', 'bench/results/**', 'clients/typescript/schema.d.ts', 'clients/typescript/dashboard.d.ts', 'apps/dashboard/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,6 +13,11 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
       'no-console': 'error',
     },
+  },
+  {
+    // The dashboard runs in the browser.
+    files: ['apps/dashboard/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', Response: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly' } },
   },
   {
     // The API composes only what serves HTTP; the worker side is composed by the worker app itself

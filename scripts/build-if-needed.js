@@ -8,18 +8,21 @@ const path = require('node:path');
 const root = path.join(__dirname, '..');
 const stamp = path.join(root, 'dist', '.build-stamp');
 
-function newestMtime(dir) {
+/** Newest modification time of the files under `dir` whose name matches `pattern`, leaving out `skip`. */
+function newestMtime(dir, pattern = /\.ts$/, skip = []) {
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+    if (entry.isDirectory()) {
+      if (!skip.includes(full)) newest = Math.max(newest, newestMtime(full, pattern, skip));
+    } else if (pattern.test(entry.name)) newest = Math.max(newest, fs.statSync(full).mtimeMs);
   }
   return newest;
 }
 
+const dashboard = path.join(root, 'apps', 'dashboard');
 const sources = Math.max(
-  newestMtime(path.join(root, 'apps')),
+  newestMtime(path.join(root, 'apps'), /\.ts$/, [dashboard]),
   newestMtime(path.join(root, 'libs')),
   ...['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'].map(
     (f) => fs.statSync(path.join(root, f)).mtimeMs,
@@ -30,4 +33,18 @@ if (sources > built) {
   process.stderr.write('building...\n');
   execSync('npx nest build', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   fs.writeFileSync(stamp, new Date().toISOString());
+}
+
+// The dashboard (a Vite build the API serves under /dashboard) is built the same way: when missing or
+// older than its sources. The build runs offline.
+const dashboardShell = path.join(dashboard, 'dist', 'index.html');
+const dashboardSources = Math.max(
+  newestMtime(path.join(dashboard, 'src'), /\.(ts|tsx|css)$/),
+  ...['index.html', 'vite.config.mts', 'tsconfig.json'].map((f) => fs.statSync(path.join(dashboard, f)).mtimeMs),
+  fs.statSync(path.join(root, 'package-lock.json')).mtimeMs,
+);
+const dashboardBuilt = fs.existsSync(dashboardShell) ? fs.statSync(dashboardShell).mtimeMs : 0;
+if (dashboardSources > dashboardBuilt) {
+  process.stderr.write('building the dashboard...\n');
+  execSync('npx vite build --config apps/dashboard/vite.config.mts --logLevel warn', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
 }

@@ -5,6 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { ApiExceptionFilter, APP_CONFIG, AppConfig, httpMetrics, jsonBodyOnly, validationExceptionFactory } from '@app/core';
+import { serveDashboard } from './dashboard-static';
 import { buildOpenApiDocument } from './openapi-document';
 
 /** Creation options: the raw body is kept for signature checks (Stripe webhooks). */
@@ -39,6 +40,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     }),
   );
   app.useGlobalFilters(new ApiExceptionFilter());
+  serveDashboard(app);
 
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { parseBulkCsv } from './bulk-rows';
+import { parseCsv, toCsv } from './csv';
+import { formatCents } from './money';
+import { parseMajorUnits } from './parse-money';
+
+describe('parseCsv', () => {
+  it('reads quoted fields with commas, doubled quotes and line breaks, CRLF or LF, and a BOM', () => {
+    const text = '\ufeffa,b,c\r\n"x, y","say ""hi""","two\nlines"\n1,,3\n\n';
+    expect(parseCsv(text)).toEqual([
+      ['a', 'b', 'c'],
+      ['x, y', 'say "hi"', 'two\nlines'],
+      ['1', '', '3'],
+    ]);
+  });
+
+  it('refuses a file that ends inside a quote', () => {
+    expect(() => parseCsv('a,"b\n')).toThrow(/quoted/);
+  });
+});
+
+describe('toCsv', () => {
+  it('round-trips through parseCsv', () => {
+    const rows = [['id', 'note'], ['rw_1', 'a, "quoted"\nnote'], ['rw_2', '']];
+    expect(parseCsv(toCsv(rows))).toEqual(rows);
+  });
+
+  it('defuses spreadsheet formulas but keeps negative numbers', () => {
+    expect(toCsv([['=HYPERLINK("x")', '-2500', '@SUM(A1)']])).toBe('"\'=HYPERLINK(""x"")",-2500,\'@SUM(A1)\r\n');
+  });
+});
+
+describe('parseBulkCsv', () => {
+  it('turns rows into rewards in cents, and says which line is wrong and why', () => {
+    const rows = parseBulkCsv(
+      'type,email,first_name,amount,utid,brand_keys\nFIXED,a@example.com,Ada,25,U1,\nchoice,b@example.com,Bo,10.5,,amazon;target\nGIFT,c@example.com,Cy,5,,\nFIXED,d@example.com,Di,abc,U1,\n',
+    );
+    expect(rows[0]).toEqual({ line: 2, reward: expect.objectContaining({ type: 'FIXED', valueCents: 2500, utid: 'U1', recipient: { email: 'a@example.com', firstName: 'Ada', lastName: undefined } }) });
+    expect(rows[1].reward).toEqual(expect.objectContaining({ type: 'CHOICE', valueCents: 1050, allowedBrandKeys: ['amazon', 'target'] }));
+    expect(rows[2]).toEqual({ line: 4, error: 'type must be FIXED or CHOICE' });
+    expect(rows[3].error).toMatch(/amount/);
+  });
+
+  it('refuses unknown or missing columns', () => {
+    expect(() => parseBulkCsv('type,email,first_name,amount,colour\n')).toThrow(/Unknown column: colour/);
+    expect(() => parseBulkCsv('type,email,amount\n')).toThrow(/first_name is missing/);
+  });
+});
+
+describe('money', () => {
+  it('parses what people type in major units into cents', () => {
+    expect(parseMajorUnits('25')).toBe(2500);
+    expect(parseMajorUnits('25.5')).toBe(2550);
+    expect(parseMajorUnits(' 0,99 ')).toBe(99);
+    expect(parseMajorUnits('25.505')).toBeNull();
+    expect(parseMajorUnits('-3')).toBeNull();
+  });
+
+  it('formats cents in the account currency', () => {
+    expect(formatCents(2550, 'USD', 'en-US')).toBe('$25.50');
+    expect(formatCents(100000, 'EUR', 'de-DE')).toBe('1.000,00\u00a0€');
+    expect(formatCents(-125, 'GBP', 'en-GB')).toBe('-£1.25');
+  });
+});

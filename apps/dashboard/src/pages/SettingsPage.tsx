@@ -1,0 +1,240 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import QRCode from 'qrcode';
+import { useEffect, useState, type FormEvent } from 'react';
+import { useAccount } from '../api/account';
+import { useConnectedApps } from '../api/dashboard';
+import { dash, unwrap, v1 } from '../api/http';
+import { currentRole, useSession } from '../api/session';
+import { ConfirmButton } from '../components/Confirm';
+import { Field } from '../components/Field';
+import { FormError, issueOf } from '../components/FormError';
+import { StatusMessage } from '../components/StatusMessage';
+import { Time } from '../components/Time';
+
+export function SettingsPage() {
+  const session = useSession();
+  const role = session.data ? currentRole(session.data) : null;
+  const admin = role === 'admin' || role === 'owner';
+  return (
+    <>
+      <h1>Settings</h1>
+      {admin && <BrandingSection />}
+      {admin && <ConnectedAppsSection />}
+      <PasswordSection />
+      <TwoFactorSection />
+    </>
+  );
+}
+
+function BrandingSection() {
+  const account = useAccount();
+  const client = useQueryClient();
+  const [draft, setDraft] = useState<{ senderName: string; logoUrl: string; brandColor: string } | null>(null);
+  useEffect(() => {
+    if (account.data && !draft) {
+      setDraft({ senderName: account.data.senderName ?? '', logoUrl: account.data.logoUrl ?? '', brandColor: account.data.brandColor ?? '#1a56db' });
+    }
+  }, [account.data, draft]);
+  const save = useMutation({
+    mutationFn: async (body: { senderName: string | null; logoUrl: string | null; brandColor: string | null }) =>
+      unwrap(await v1.PATCH('/v1/account/branding', { body })),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['account'] }),
+  });
+  if (account.isPending || !draft) return <StatusMessage kind="loading">Loading branding…</StatusMessage>;
+  if (account.isError) return <StatusMessage kind="error">{account.error.message}</StatusMessage>;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate({ senderName: draft.senderName.trim() || null, logoUrl: draft.logoUrl.trim() || null, brandColor: draft.brandColor || null });
+  };
+  const sender = draft.senderName.trim() || account.data.name;
+  return (
+    <section aria-labelledby="branding">
+      <h2 id="branding">Branding</h2>
+      <div className="branding">
+        <form onSubmit={submit} className="stack">
+          <Field label="Sender name" value={draft.senderName} maxLength={100} onChange={(e) => setDraft({ ...draft, senderName: e.target.value })} error={issueOf(save.error, 'senderName')} />
+          <Field label="Logo URL (https)" type="url" value={draft.logoUrl} onChange={(e) => setDraft({ ...draft, logoUrl: e.target.value })} error={issueOf(save.error, 'logoUrl')} />
+          <Field label="Brand colour" type="color" value={draft.brandColor} onChange={(e) => setDraft({ ...draft, brandColor: e.target.value })} error={issueOf(save.error, 'brandColor')} />
+          <FormError error={save.error} fields={['senderName', 'logoUrl', 'brandColor']} />
+          <button type="submit" disabled={save.isPending}>
+            Save branding
+          </button>
+          {save.isSuccess && <span role="status">Branding saved.</span>}
+        </form>
+        <BrandingPreview sender={sender} logoUrl={draft.logoUrl.trim()} color={draft.brandColor} />
+      </div>
+    </section>
+  );
+}
+
+/** What recipients see: the e-mail's header and the redemption page's, with the draft applied before saving. */
+function BrandingPreview({ sender, logoUrl, color }: { sender: string; logoUrl: string; color: string }) {
+  const [logoFailed, setLogoFailed] = useState(false);
+  useEffect(() => setLogoFailed(false), [logoUrl]);
+  const initials = sender
+    .split(/\s+/)
+    .map((word) => word[0] ?? '')
+    .join('')
+    .slice(0, 2)
+    .toUpperCase();
+  const logo =
+    logoUrl && !logoFailed ? (
+      <img src={logoUrl} alt={`${sender} logo`} className="preview-logo" onError={() => setLogoFailed(true)} />
+    ) : (
+      <span className="preview-initials" style={{ background: color }} aria-hidden="true">
+        {initials}
+      </span>
+    );
+  return (
+    <div className="previews" aria-label="Preview">
+      <figure>
+        <figcaption>E-mail</figcaption>
+        <div className="preview-mail">
+          <p className="preview-from">
+            From: <strong>{sender}</strong>
+          </p>
+          <div className="preview-head" style={{ borderTopColor: color }}>
+            {logo}
+            <strong>{sender} sent you a reward</strong>
+          </div>
+          <p>
+            <span className="preview-button" style={{ background: color }}>
+              Open your reward
+            </span>
+          </p>
+        </div>
+      </figure>
+      <figure>
+        <figcaption>Redemption page</figcaption>
+        <div className="preview-page">
+          <div className="preview-bar" style={{ background: color }}>
+            {logo}
+            <span>{sender}</span>
+          </div>
+          <p>Choose your gift cards</p>
+        </div>
+      </figure>
+    </div>
+  );
+}
+
+function ConnectedAppsSection() {
+  const apps = useConnectedApps();
+  const client = useQueryClient();
+  const revoke = useMutation({
+    mutationFn: async (id: string) => unwrap(await dash.DELETE('/dashboard/api/connected-apps/{id}', { params: { path: { id } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['connected-apps'] }),
+  });
+  return (
+    <section aria-labelledby="connected-apps">
+      <h2 id="connected-apps">Connected apps</h2>
+      {apps.isPending && <StatusMessage kind="loading">Loading connected apps…</StatusMessage>}
+      {apps.isError && <StatusMessage kind="error">{apps.error.message}</StatusMessage>}
+      {apps.data && apps.data.connectedApps.length === 0 && <StatusMessage kind="empty">No app is connected.</StatusMessage>}
+      <ul className="cards">
+        {apps.data?.connectedApps.map((app) => (
+          <li key={app.id}>
+            <strong>{app.appName}</strong> · {app.scopes.join(' ')} · connected <Time value={app.createdAt} />{' '}
+            <ConfirmButton danger label="Revoke" question={`${app.appName} loses access at once.`} onConfirm={() => revoke.mutate(app.id)} />
+          </li>
+        ))}
+      </ul>
+      <FormError error={revoke.error} />
+    </section>
+  );
+}
+
+function PasswordSection() {
+  const change = useMutation({
+    mutationFn: async (body: { currentPassword: string; newPassword: string }) => unwrap(await dash.POST('/dashboard/api/me/password', { body })),
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    change.mutate({ currentPassword: String(form.get('currentPassword') ?? ''), newPassword: String(form.get('newPassword') ?? '') });
+    event.currentTarget.reset();
+  };
+  return (
+    <section aria-labelledby="password">
+      <h2 id="password">Password</h2>
+      <form onSubmit={submit} className="stack">
+        <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required />
+        <Field
+          label="New password"
+          name="newPassword"
+          type="password"
+          autoComplete="new-password"
+          minLength={12}
+          required
+          hint="At least 12 characters; common passwords are refused."
+          error={issueOf(change.error, 'newPassword')}
+        />
+        <FormError error={change.error} fields={['newPassword']} />
+        <button type="submit" disabled={change.isPending}>
+          Change password
+        </button>
+        {change.isSuccess && <span role="status">Password changed. Your other sessions were signed out.</span>}
+      </form>
+    </section>
+  );
+}
+
+function TwoFactorSection() {
+  const [pending, setPending] = useState<{ secret: string; otpauthUrl: string; qr: string } | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const start = useMutation({
+    mutationFn: async () => unwrap(await dash.POST('/dashboard/api/me/totp')),
+    // The QR code is drawn here, in the browser: the secret never leaves for an outside service.
+    onSuccess: async (answer) => setPending({ ...answer, qr: await QRCode.toDataURL(answer.otpauthUrl, { margin: 1, width: 200 }) }),
+  });
+  const confirm = useMutation({
+    mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/confirm', { body: { code } })),
+    onSuccess: () => {
+      setPending(null);
+      setDone('Two-factor sign-in is on: you will be asked for a code when you sign in.');
+    },
+  });
+  const disable = useMutation({
+    mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/disable', { body: { code } })),
+    onSuccess: () => setDone('Two-factor sign-in is off.'),
+  });
+  const codeOf = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const code = String(new FormData(event.currentTarget).get('code') ?? '').trim();
+    event.currentTarget.reset();
+    return code;
+  };
+  return (
+    <section aria-labelledby="two-factor">
+      <h2 id="two-factor">Two-factor sign-in</h2>
+      {done && <p role="status">{done}</p>}
+      {!pending ? (
+        <div className="actions">
+          <button type="button" onClick={() => start.mutate()} disabled={start.isPending}>
+            Set up two-factor sign-in
+          </button>
+        </div>
+      ) : (
+        <form onSubmit={(e) => confirm.mutate(codeOf(e))} className="stack">
+          <p>Scan this code with an authenticator app, or type the secret, then enter the 6-digit code it shows.</p>
+          <img src={pending.qr} width={200} height={200} alt="QR code for your authenticator app" />
+          <p>
+            Secret: <code>{pending.secret}</code>
+          </p>
+          <Field label="Code from the app" name="code" inputMode="numeric" autoComplete="one-time-code" required error={issueOf(confirm.error, 'code')} />
+          <FormError error={confirm.error} fields={['code']} />
+          <button type="submit" disabled={confirm.isPending}>
+            Turn on two-factor sign-in
+          </button>
+        </form>
+      )}
+      <form onSubmit={(e) => disable.mutate(codeOf(e))} className="inline-form" aria-label="Turn off two-factor sign-in">
+        <Field label="Code to turn two-factor sign-in off" name="code" inputMode="numeric" autoComplete="one-time-code" error={issueOf(disable.error, 'code')} />
+        <button type="submit" className="secondary" disabled={disable.isPending}>
+          Turn off two-factor sign-in
+        </button>
+        <FormError error={disable.error ?? start.error} fields={['code']} />
+      </form>
+    </section>
+  );
+}

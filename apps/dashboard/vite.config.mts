@@ -1,0 +1,25 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+// The dashboard is served by the API process under /dashboard (apps/api/src/dashboard-static.ts);
+// the build needs no network and ships no outside resource (no CDN, no remote fonts).
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/dashboard/',
+  oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },
+  // The types generated from openapi.yaml and openapi.dashboard.yaml (npm run openapi).
+  resolve: { alias: { '@client': fileURLToPath(new URL('../../clients/typescript', import.meta.url)) } },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    sourcemap: false,
+    rolldownOptions: {
+      // React Query and React Router mark modules "use client" for server-rendering frameworks; a
+      // browser-only bundle has no use for the directive, so the warning about dropping it is noise.
+      onwarn(warning, warn) {
+        if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);
+      },
+    },
+  },
+});
