@@ -13,6 +13,7 @@ const { cannon, choiceBody, createRequests } = require('./load');
 const { createPhase, fixedPhase, bulkPhase, readPhase, profilePhase } = require('./phases');
 const { ratioPhases } = require('./ratio-phases');
 const { compileReplay } = require('./replay-values');
+const { dashboardPhase } = require('./dashboard-phase');
 const { buildFigures, writeResults, renderFrom } = require('./report');
 const { seedMerchants, findFixedItem } = require('./seed');
 const { buildIfNeeded, Service, api, dropDatabase } = require('./service');
@@ -90,7 +91,10 @@ async function main() {
   // 5. Webhook fan-out
   if (wanted('webhooks')) await webhookPhase(ctx, merchants[MERCHANTS]);
 
-  // 6. Profiles (separate short passes, so the sampling profiler does not tax the measured figures)
+  // 6. The dashboard's Rewards page, on a merchant with 100,000 rewards, in Chromium
+  if (wanted('dashboard')) await dashboardPhase(ctx);
+
+  // 7. Profiles (separate short passes, so the sampling profiler does not tax the measured figures)
   if (wanted('profile')) {
     await profilePhase(ctx, 'profile_create_1_merchant', [hot]);
     await profilePhase(ctx, 'profile_create_20_merchants', twenty);

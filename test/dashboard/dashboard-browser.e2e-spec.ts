@@ -314,6 +314,23 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await context.close();
   }, 90_000);
 
+  it('an admin blocks a brand in Catalog rules and it vanishes from the catalog', async () => {
+    const { context, page } = await signedInWithCode();
+    const catalog = (await t.api.as(m.key).get('/v1/catalog')).body.brands as { brandKey: string; name: string }[];
+    const victim = catalog.find((b) => ![picks.fixedUsd.brandKey, picks.variableUsd.brandKey].includes(b.brandKey))!;
+    await nav(page, 'Catalog').click();
+    await page.getByRole('heading', { level: 2, name: victim.name }).waitFor();
+    await page.getByLabel(`Block ${victim.name}`, { exact: true }).check();
+    await page.getByRole('button', { name: 'Save catalog rules' }).click();
+    await page.getByText('Catalog rules saved.').waitFor();
+    await page.getByRole('heading', { level: 2, name: victim.name }).waitFor({ state: 'detached' });
+    expect((await t.api.as(m.key).get('/v1/account/catalog-rules')).body.catalogRules.blockedBrandKeys).toEqual([victim.brandKey]);
+    expect((await t.api.as(m.key).get(`/v1/catalog/brands/${victim.brandKey}`)).status).toBe(404);
+    // Still listed in the rules (by key, as the catalog no longer shows it), ticked, to be unblocked.
+    await expect(page.getByLabel(`Block ${victim.brandKey}`, { exact: true }).isChecked()).resolves.toBe(true);
+    await context.close();
+  }, 90_000);
+
   async function signedInWithCode(): Promise<{ context: BrowserContext; page: Page }> {
     const { context, external } = await offlineContext(browser, t.baseUrl, DESKTOP);
     const page = await context.newPage();

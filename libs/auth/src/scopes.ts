@@ -39,32 +39,14 @@ export function scopesOfApiKey(keyScopes: readonly ('read' | 'write')[]): Scope[
 }
 
 const READ_SCOPES: Scope[] = API_SCOPES.filter((scope) => scope.endsWith(':read'));
+const DEVELOPER_SCOPES: Scope[] = [...READ_SCOPES, 'rewards:write', 'webhooks:write', 'api_keys:manage'];
+const ADMIN_SCOPES: Scope[] = [...DEVELOPER_SCOPES, 'wallet:write', 'account:write', 'team:manage', 'connected_apps:manage', 'audit_log:read'];
 const SCOPES_OF_ROLE: Record<Role, readonly Scope[]> = {
   viewer: READ_SCOPES,
-  developer: [...READ_SCOPES, 'rewards:write', 'webhooks:write', 'api_keys:manage'],
-  admin: [
-    ...READ_SCOPES,
-    'rewards:write',
-    'webhooks:write',
-    'api_keys:manage',
-    'wallet:write',
-    'account:write',
-    'team:manage',
-    'connected_apps:manage',
-    'audit_log:read',
-  ],
+  developer: DEVELOPER_SCOPES,
+  admin: ADMIN_SCOPES,
   // An owner may do what an admin may, and also make, demote or remove owners (checked by the team service).
-  owner: [
-    ...READ_SCOPES,
-    'rewards:write',
-    'webhooks:write',
-    'api_keys:manage',
-    'wallet:write',
-    'account:write',
-    'team:manage',
-    'connected_apps:manage',
-    'audit_log:read',
-  ],
+  owner: ADMIN_SCOPES,
 };
 
 /** The scopes a dashboard session acts with on an account where the user has `role`. */

@@ -29,16 +29,21 @@ export class StripeWebhookController {
   @Get('checkout/complete')
   @Header('Content-Type', 'text/html; charset=utf-8')
   complete() {
-    return page('Payment received', 'Your wallet is credited as soon as the payment is confirmed. You can close this page.');
+    return page(
+      'Payment received',
+      'Your wallet is credited as soon as the payment is confirmed. You can close this page.',
+      '/dashboard/wallet?topup=success',
+    );
   }
 
   @Get('checkout/canceled')
   @Header('Content-Type', 'text/html; charset=utf-8')
   canceled() {
-    return page('Payment canceled', 'Nothing was charged. You can close this page.');
+    return page('Payment canceled', 'Nothing was charged. You can close this page.', '/dashboard/wallet?topup=canceled');
   }
 }
 
-function page(title: string, text: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
+/** The page a payer lands on; a top-up started from the dashboard goes back to its wallet page from here. */
+function page(title: string, text: string, dashboardPath: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p><p><a href="${dashboardPath}">Back to the wallet in the dashboard</a></p></main></body></html>`;
 }

@@ -1,5 +1,6 @@
 import { useSearchParams } from 'react-router';
 import { useAuditLog } from '../api/dashboard';
+import { Pager } from '../components/Pager';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 
@@ -30,7 +31,6 @@ export function AuditLogPage() {
   const page = Math.max(1, Number(params.get('page')) || 1);
   const action = ACTIONS.find((a) => a === params.get('action'));
   const log = useAuditLog(page, action);
-  const lastPage = log.data ? Math.max(1, Math.ceil(log.data.total / 50)) : 1;
   return (
     <>
       <h1>Audit log</h1>
@@ -76,17 +76,7 @@ export function AuditLogPage() {
               </tbody>
             </table>
           </div>
-          <nav aria-label="Pages" className="pager">
-            <button type="button" disabled={page <= 1} onClick={() => setParams({ ...(action ? { action } : {}), page: String(page - 1) })}>
-              Previous page
-            </button>
-            <span>
-              Page {page} of {lastPage}
-            </span>
-            <button type="button" disabled={page >= lastPage} onClick={() => setParams({ ...(action ? { action } : {}), page: String(page + 1) })}>
-              Next page
-            </button>
-          </nav>
+          <Pager page={page} total={log.data.total} pageSize={50} onPage={(p) => setParams({ ...(action ? { action } : {}), page: String(p) })} />
         </>
       )}
     </>

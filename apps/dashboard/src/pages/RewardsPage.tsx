@@ -4,6 +4,7 @@ import { unwrap, v1 } from '../api/http';
 import type { components } from '@client/schema';
 import { exportCsv } from '../api/export';
 import { ExportButton } from '../components/ExportButton';
+import { Pager } from '../components/Pager';
 import { StatusMessage } from '../components/StatusMessage';
 import { RewardsTable } from './RewardsTable';
 
@@ -35,7 +36,6 @@ export function RewardsPage() {
     setParams(next);
   };
 
-  const lastPage = rewards.data ? Math.max(1, Math.ceil(rewards.data.total / PAGE_SIZE)) : 1;
   return (
     <>
       <h1>Rewards</h1>
@@ -82,17 +82,7 @@ export function RewardsPage() {
         (rewards.data.rewards.length ? (
           <>
             <RewardsTable rewards={rewards.data.rewards} caption={`${rewards.data.total} rewards`} />
-            <nav aria-label="Pages" className="pager">
-              <button type="button" disabled={page <= 1} onClick={() => update({ page: String(page - 1) })}>
-                Previous page
-              </button>
-              <span>
-                Page {page} of {lastPage}
-              </span>
-              <button type="button" disabled={page >= lastPage} onClick={() => update({ page: String(page + 1) })}>
-                Next page
-              </button>
-            </nav>
+            <Pager page={page} total={rewards.data.total} pageSize={PAGE_SIZE} onPage={(p) => update({ page: String(p) })} />
           </>
         ) : (
           <StatusMessage kind="empty">No rewards match.</StatusMessage>

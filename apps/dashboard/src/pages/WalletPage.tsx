@@ -8,6 +8,7 @@ import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { exportCsv } from '../api/export';
 import { ExportButton } from '../components/ExportButton';
+import { Pager } from '../components/Pager';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { formatCents } from '../format/money';
@@ -28,7 +29,6 @@ export function WalletPage() {
     placeholderData: keepPreviousData,
   });
   const returned = params.get('topup');
-  const lastPage = transactions.data ? Math.max(1, Math.ceil(transactions.data.total / PAGE_SIZE)) : 1;
   const currency = wallet.data?.currency ?? 'USD';
 
   return (
@@ -99,17 +99,7 @@ export function WalletPage() {
                 </tbody>
               </table>
             </div>
-            <nav aria-label="Pages" className="pager">
-              <button type="button" disabled={page <= 1} onClick={() => setParams({ page: String(page - 1) })}>
-                Previous page
-              </button>
-              <span>
-                Page {page} of {lastPage}
-              </span>
-              <button type="button" disabled={page >= lastPage} onClick={() => setParams({ page: String(page + 1) })}>
-                Next page
-              </button>
-            </nav>
+            <Pager page={page} total={transactions.data.total} pageSize={PAGE_SIZE} onPage={(p) => setParams({ page: String(p) })} />
           </>
         ))}
     </>
