@@ -148,6 +148,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await page.getByLabel('Message (optional)').fill('Thanks for everything');
     await page.getByRole('button', { name: 'Send reward' }).click();
     await page.getByText('Reward sent to choice.person@example.com.').waitFor();
+    await expect(page.getByText(/^The recipient's link/).locator('code').textContent()).resolves.toMatch(new RegExp(`^${t.baseUrl}/r/[A-Za-z0-9]+$`));
 
     await nav(page, 'Rewards').click();
     await page.getByRole('link', { name: 'fixed.person@example.com' }).waitFor();

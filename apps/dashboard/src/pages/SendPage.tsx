@@ -100,6 +100,9 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
         <p>
           Reward sent to {send.data.reward.recipientEmail}. <Link to={`/rewards/${send.data.reward.id}`}>See the reward</Link>
         </p>
+        <p>
+          The recipient's link (also in the e-mail), to show in your own app: <code>{send.data.redemptionUrl}</code>
+        </p>
         <button type="button" onClick={() => send.reset()}>
           Send another
         </button>
