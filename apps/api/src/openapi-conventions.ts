@@ -62,6 +62,9 @@ export function applyContractConventions(document: OpenAPIObject): OpenAPIObject
         responses['415'] ??= errorResponse('The request has a body that is not `application/json`.');
       }
 
+      // Refused before any route reads it (libs/core/src/http/safe-input.middleware.ts).
+      responses['400'] ??= errorResponse('Input no field accepts: a NUL character (U+0000) in the path, the query or the body, or a JSON body nested too deep.');
+
       if (operation['x-required-scope']) {
         for (const [status, response] of Object.entries<Json>(responses)) {
           if (status === '401') continue; // counted against the address, not a credential
