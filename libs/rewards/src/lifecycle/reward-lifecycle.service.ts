@@ -332,6 +332,11 @@ export class RewardLifecycle {
       if (!OPEN_REWARD_STATUSES.includes(reward.status)) {
         throw new ValidationError(`Reward ${id} is ${reward.status} and cannot be cancelled.`);
       }
+      // A CHOICE reward whose whole value is already in cards (pending or issued) has nothing left to
+      // return: cancelling it would announce a cancel that changes nothing (docs/rewards.md, Cancel).
+      if (reward.type === 'CHOICE' && reward.remainingValueCents === 0) {
+        throw new ValidationError(`Reward ${id} has no value left to cancel: all of it is in the recipient's cards.`);
+      }
       if (reward.type === 'FIXED') {
         const card = await this.rewards.lockCard(manager, { rewardId: id, status: 'PENDING' });
         if (card?.supplierRequestedAt) {
