@@ -83,12 +83,13 @@ export class TopupsService {
         const topup = await this.claimPending(manager, event.topupId!, event.sessionId);
         if (!topup) return;
         if (event.amountTotal !== topup.amountCents || event.currency?.toUpperCase() !== topup.currency) {
-          // Never credit an amount we did not ask for; leave it for an operator to look at.
+          // Never credit an amount we did not ask for: the top-up stays unpaid for an operator to look
+          // at. The event is still acknowledged (200): an error would have Stripe retry it for days.
           this.logger.error(
             { topupId: topup.id, sessionId: event.sessionId, amountTotal: event.amountTotal, currency: event.currency },
-            'checkout amount or currency differs from the top-up',
+            'checkout amount or currency differs from the top-up; not credited',
           );
-          throw new Error(`checkout for ${topup.id} does not match its amount or currency`);
+          return;
         }
         await this.settle(manager, topup);
       });

@@ -56,7 +56,7 @@ export class StripeCheckout {
     return { id: session.id, url: session.url };
   }
 
-  /** Verifies the Stripe-Signature over the raw body; a forged or stale event is a 400. */
+  /** Verifies the Stripe-Signature over the raw body; a forged, stale or future-dated event is a 400. */
   parseWebhook(rawBody: Buffer | undefined, signature: string | undefined): CheckoutEvent | null {
     if (!rawBody || !signature) {
       throw new BadRequestError([{ path: 'Stripe-Signature', message: 'a signed Stripe event is required' }]);
@@ -66,6 +66,11 @@ export class StripeCheckout {
       event = this.client().webhooks.constructEvent(rawBody, signature, this.config.stripeWebhookSecret!);
     } catch {
       throw new BadRequestError([{ path: 'Stripe-Signature', message: 'signature verification failed' }]);
+    }
+    // The SDK refuses a signature older than its tolerance but not one dated in the future: bound both ways.
+    const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature)?.[1]);
+    if (!Number.isFinite(signedAt) || Math.abs(Date.now() / 1000 - signedAt) > STRIPE_SIGNATURE_TOLERANCE_S) {
+      throw new BadRequestError([{ path: 'Stripe-Signature', message: 'the signature is not from the last five minutes' }]);
     }
     if (!event.type.startsWith('checkout.session.')) return null;
     const session = event.data.object as Stripe.Checkout.Session;
@@ -84,6 +89,9 @@ export class StripeCheckout {
     return this.stripe;
   }
 }
+
+/** How far a Stripe signature's time may be from now, either way (the SDK's default tolerance). */
+const STRIPE_SIGNATURE_TOLERANCE_S = 300;
 
 function sdkOptions(config: AppConfig): Stripe.StripeConfig {
   const options: Stripe.StripeConfig = { maxNetworkRetries: 2, timeout: 15_000, telemetry: false };
