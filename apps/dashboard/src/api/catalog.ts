@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { formatCents } from '../format/money';
 import { unwrap, v1 } from './http';
 import type { components } from '@client/schema';
 
@@ -25,7 +26,7 @@ export function itemAccepts(item: CatalogItem, valueCents: number): boolean {
 
 /** "$25.00" for a fixed item, "$5.00–$500.00" for a variable one, in the item's currency. */
 export function itemValueLabel(item: CatalogItem): string {
-  const money = (major: number) => new Intl.NumberFormat(undefined, { style: 'currency', currency: item.currencyCode }).format(major);
+  const money = (major: number) => formatCents(Math.round(major * 100), item.currencyCode);
   if (item.valueType === 'FIXED_VALUE') return money(item.faceValue ?? 0);
   return `${money(item.minValue ?? 0)}–${money(item.maxValue ?? 0)}`;
 }

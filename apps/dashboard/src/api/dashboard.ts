@@ -1,14 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import type { components, operations } from '@client/dashboard';
+import type { operations } from '@client/dashboard';
 import { dash, unwrap } from './http';
 
-// Shapes of the dashboard-only API (/dashboard/api), generated from openapi.dashboard.yaml.
-type Schemas = components['schemas'];
-export type ApiKey = Schemas['ApiKeyDto'];
-export type Member = Schemas['MemberDto'];
-export type Invitation = Schemas['InvitationDto'];
-export type AuditEntry = Schemas['AuditEntryDto'];
-export type ConnectedApp = Schemas['ConnectedAppDto'];
+/** An audit-log action, as openapi.dashboard.yaml lists them. */
 export type AuditAction = NonNullable<NonNullable<operations['listAuditLog']['parameters']['query']>['action']>;
 
 export const useApiKeys = () =>

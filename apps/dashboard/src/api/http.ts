@@ -1,3 +1,4 @@
+import type { QueryClient } from '@tanstack/react-query';
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths as DashboardPaths } from '@client/dashboard';
 import type { paths as V1Paths } from '@client/schema';
@@ -47,7 +48,7 @@ v1.use(csrf);
 export const dash = createClient<DashboardPaths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
 dash.use(csrf);
 
-export async function toFailure(response: Response, body: unknown): Promise<ApiFailure> {
+function toFailure(response: Response, body: unknown): ApiFailure {
   const shape = (body ?? {}) as { error?: string; message?: string; issues?: ApiIssue[] };
   return new ApiFailure(response.status, shape.error ?? 'internal', shape.message ?? response.statusText, shape.issues ?? []);
 }
@@ -55,6 +56,11 @@ export async function toFailure(response: Response, body: unknown): Promise<ApiF
 /** The data of an openapi-fetch answer, or the ApiFailure it carries. */
 export async function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): Promise<T> {
   if (result.response.ok) return result.data as T;
-  throw await toFailure(result.response, result.error);
+  throw toFailure(result.response, result.error);
 }
 
+
+/** Marks stale every cached query whose key starts with one of `roots` (e.g. after money moved: 'rewards', 'overview', 'wallet'). */
+export function invalidate(client: QueryClient, ...roots: string[]): Promise<void> {
+  return client.invalidateQueries({ predicate: (query) => roots.includes(String(query.queryKey[0])) });
+}

@@ -67,3 +67,16 @@ export function useSwitchAccount() {
 export function currentRole(session: DashboardSession): Role | null {
   return session.memberships.find((m) => m.accountId === session.currentAccountId)?.role ?? null;
 }
+
+/** The signed-in user's role in the current account, or null (signed out, or no account). */
+export function useRole(): Role | null {
+  const session = useSession();
+  return session.data ? currentRole(session.data) : null;
+}
+
+/** Roles that may send, cancel and manage webhooks and API keys (the write scopes). */
+export const WRITER_ROLES: readonly Role[] = ['developer', 'admin', 'owner'];
+/** Roles that may fund the wallet and change account settings, the team and catalog rules. */
+export const ADMIN_ROLES: readonly Role[] = ['admin', 'owner'];
+export const mayWrite = (role: Role | null): boolean => role !== null && WRITER_ROLES.includes(role);
+export const isAdmin = (role: Role | null): boolean => role !== null && ADMIN_ROLES.includes(role);

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { NavLink } from 'react-router';
 import type { DashboardSession, Role } from '../api/session';
-import { useSignOut, useSwitchAccount } from '../api/session';
+import { ADMIN_ROLES as ADMINS, useSignOut, useSwitchAccount, WRITER_ROLES as WRITERS } from '../api/session';
 
 interface Page {
   to: string;
@@ -11,10 +11,9 @@ interface Page {
 }
 
 const EVERYONE: readonly Role[] = ['viewer', 'developer', 'admin', 'owner'];
-const WRITERS: readonly Role[] = ['developer', 'admin', 'owner'];
-const ADMINS: readonly Role[] = ['admin', 'owner'];
+
 /** The navigation, in order; the roles follow the scopes each page's calls need (docs/dashboard.md). */
-export const PAGES: Page[] = [
+const PAGES: Page[] = [
   { to: '/', label: 'Overview', roles: EVERYONE },
   { to: '/rewards', label: 'Rewards', roles: EVERYONE },
   { to: '/send', label: 'Send', roles: WRITERS },

@@ -1,5 +1,5 @@
 import { useSearchParams } from 'react-router';
-import { useAuditLog } from '../api/dashboard';
+import { useAuditLog, type AuditAction } from '../api/dashboard';
 import { Pager } from '../components/Pager';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
@@ -24,7 +24,7 @@ const ACTIONS = [
   'password.changed',
   'totp.enabled',
   'totp.disabled',
-] as const;
+] as const satisfies readonly AuditAction[];
 
 export function AuditLogPage() {
   const [params, setParams] = useSearchParams();

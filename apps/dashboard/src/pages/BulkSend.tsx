@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { ApiFailure, unwrap, v1 } from '../api/http';
+import { ApiFailure, invalidate, unwrap, v1 } from '../api/http';
+import { useIdempotencyKey } from '../api/idempotency';
 import { BULK_TEMPLATE_ROWS, parseBulkCsv, type BulkRow } from '../format/bulk-rows';
 import { download, toCsv } from '../format/csv';
 import { formatCents } from '../format/money';
@@ -23,9 +24,11 @@ export function BulkSend({ currency }: { currency: string }) {
   const [rows, setRows] = useState<BulkRow[] | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
-  const [submission] = useState(() => crypto.randomUUID());
+  const [submission, renewSubmission] = useIdempotencyKey();
 
   const read = async (file: File | undefined) => {
+    // A new file is a new submission; sending the same one again reuses its keys and replays.
+    renewSubmission();
     setPhase({ kind: 'idle' });
     setRows(null);
     setFileError(null);
@@ -72,7 +75,7 @@ export function BulkSend({ currency }: { currency: string }) {
     setPhase({ kind: 'sending', done: 0 });
     const results = await run(rows, false, (done) => setPhase({ kind: 'sending', done }));
     setPhase({ kind: 'sent', results });
-    void client.invalidateQueries({ predicate: (q) => ['rewards', 'overview', 'wallet'].includes(String(q.queryKey[0])) });
+    void invalidate(client, 'rewards', 'overview', 'wallet');
   };
 
   const total = rows?.filter((r) => r.reward).reduce((sum, r) => sum + r.reward!.valueCents, 0) ?? 0;

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { unwrap, v1 } from '../api/http';
-import { currentRole, useSession } from '../api/session';
+import { invalidate, unwrap, v1 } from '../api/http';
+import { mayWrite, useRole } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
 import { FormError } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
@@ -12,15 +12,13 @@ const CANCELLABLE = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
 
 export function RewardDetailPage() {
   const { id = '' } = useParams();
-  const session = useSession();
-  const role = session.data ? currentRole(session.data) : null;
-  const mayWrite = role !== null && role !== 'viewer';
+  const writer = mayWrite(useRole());
   const client = useQueryClient();
   const reward = useQuery({
     queryKey: ['reward', id],
     queryFn: async () => unwrap(await v1.GET('/v1/rewards/{id}', { params: { path: { id } } })),
   });
-  const refresh = () => client.invalidateQueries({ predicate: (q) => ['reward', 'rewards', 'overview', 'wallet'].includes(String(q.queryKey[0])) });
+  const refresh = () => invalidate(client, 'reward', 'rewards', 'overview', 'wallet');
   const cancel = useMutation({
     mutationFn: async () => unwrap(await v1.POST('/v1/rewards/{id}/cancel', { params: { path: { id } } })),
     onSuccess: refresh,
@@ -65,7 +63,7 @@ export function RewardDetailPage() {
           <code>{r.id}</code>
         </dd>
       </dl>
-      {mayWrite && (
+      {writer && (
         <div className="actions">
           <ConfirmButton label="Resend" question="E-mail the recipient again?" onConfirm={() => resend.mutate()} disabled={resend.isPending} />
           {CANCELLABLE.includes(r.status) && (

@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import type { components } from '@client/schema';
-import { formatCents, formatTime } from '../format/money';
+import { Time } from '../components/Time';
+import { formatCents } from '../format/money';
 
 type Reward = components['schemas']['RewardDto'];
 
@@ -32,9 +33,7 @@ export function RewardsTable({ rewards, caption }: { rewards: Reward[]; caption?
               <td>{formatCents(reward.remainingValueCents, reward.currency)}</td>
               <td>{reward.externalId ?? ''}</td>
               <td>
-                <time dateTime={reward.createdAt} title={reward.createdAt}>
-                  {formatTime(reward.createdAt)}
-                </time>
+                <Time value={reward.createdAt} />
               </td>
             </tr>
           ))}

@@ -3,7 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useAccount } from '../api/account';
 import { itemAccepts, itemValueLabel, useCatalog, type CatalogItem } from '../api/catalog';
-import { unwrap, v1 } from '../api/http';
+import { invalidate, unwrap, v1 } from '../api/http';
 import { useIdempotencyKey } from '../api/idempotency';
 import type { components } from '@client/schema';
 import { Field } from '../components/Field';
@@ -68,7 +68,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     },
     onSuccess: () => {
       renewKey();
-      void client.invalidateQueries({ predicate: (q) => ['rewards', 'overview', 'wallet'].includes(String(q.queryKey[0])) });
+      void invalidate(client, 'rewards', 'overview', 'wallet');
     },
   });
 

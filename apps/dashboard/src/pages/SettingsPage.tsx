@@ -4,7 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useAccount } from '../api/account';
 import { useConnectedApps } from '../api/dashboard';
 import { dash, unwrap, v1 } from '../api/http';
-import { currentRole, useSession } from '../api/session';
+import { isAdmin, useRole } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
@@ -12,9 +12,7 @@ import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 
 export function SettingsPage() {
-  const session = useSession();
-  const role = session.data ? currentRole(session.data) : null;
-  const admin = role === 'admin' || role === 'owner';
+  const admin = isAdmin(useRole());
   return (
     <>
       <h1>Settings</h1>
@@ -213,6 +211,7 @@ function TwoFactorSection() {
           <button type="button" onClick={() => start.mutate()} disabled={start.isPending}>
             Set up two-factor sign-in
           </button>
+          <FormError error={start.error} />
         </div>
       ) : (
         <form onSubmit={(e) => confirm.mutate(codeOf(e))} className="stack">
@@ -233,7 +232,7 @@ function TwoFactorSection() {
         <button type="submit" className="secondary" disabled={disable.isPending}>
           Turn off two-factor sign-in
         </button>
-        <FormError error={disable.error ?? start.error} fields={['code']} />
+        <FormError error={disable.error} fields={['code']} />
       </form>
     </section>
   );

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useInvitations, useMembers } from '../api/dashboard';
-import { dash, unwrap } from '../api/http';
+import { dash, invalidate, unwrap } from '../api/http';
 import { currentRole, useSession, type Role } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
@@ -21,7 +21,7 @@ export function TeamPage() {
   const [role, setRole] = useState<Role>('viewer');
   // Only an owner may make, demote or remove an owner.
   const assignable = myRole === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');
-  const refresh = () => client.invalidateQueries({ predicate: (q) => ['members', 'invitations'].includes(String(q.queryKey[0])) });
+  const refresh = () => invalidate(client, 'members', 'invitations');
 
   const invite = useMutation({
     mutationFn: async (body: { email: string; role: Role }) => unwrap(await dash.POST('/dashboard/api/invitations', { body })),

@@ -1,9 +1,9 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import { unwrap, v1 } from '../api/http';
+import { invalidate, unwrap, v1 } from '../api/http';
 import type { components } from '@client/schema';
-import { currentRole, useSession } from '../api/session';
+import { isAdmin, useRole } from '../api/session';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { exportCsv } from '../api/export';
@@ -18,8 +18,7 @@ const PAGE_SIZE = 50;
 type Transaction = components['schemas']['WalletTransactionDto'];
 
 export function WalletPage() {
-  const session = useSession();
-  const role = session.data ? currentRole(session.data) : null;
+  const admin = isAdmin(useRole());
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const wallet = useQuery({ queryKey: ['wallet'], queryFn: async () => (await unwrap(await v1.GET('/v1/wallet'))).wallet });
@@ -49,7 +48,7 @@ export function WalletPage() {
           </div>
         </dl>
       )}
-      {(role === 'admin' || role === 'owner') && <TopUpForm currency={currency} />}
+      {admin && <TopUpForm currency={currency} />}
       <h2>Transactions</h2>
       <ExportButton
         label="Export CSV"
@@ -117,7 +116,7 @@ function TopUpForm({ currency }: { currency: string }) {
       if (answer.checkoutUrl) window.location.assign(answer.checkoutUrl);
       else {
         setAmount('');
-        void client.invalidateQueries({ predicate: (q) => ['wallet', 'overview'].includes(String(q.queryKey[0])) });
+        void invalidate(client, 'wallet', 'overview');
       }
     },
   });

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { unwrap, v1 } from '../api/http';
-import { currentRole, useSession } from '../api/session';
+import { mayWrite, useRole } from '../api/session';
 import type { components } from '@client/schema';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
@@ -29,9 +29,7 @@ const EVENT_TYPES: EventType[] = [
 const ROTATION_GRACE_SECONDS = 86_400;
 
 export function WebhooksPage() {
-  const session = useSession();
-  const role = session.data ? currentRole(session.data) : null;
-  const mayWrite = role !== null && role !== 'viewer';
+  const writer = mayWrite(useRole());
   const endpoints = useQuery({ queryKey: ['webhook-endpoints'], queryFn: async () => unwrap(await v1.GET('/v1/webhook-endpoints')) });
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
 
@@ -39,14 +37,14 @@ export function WebhooksPage() {
     <>
       <h1>Webhooks</h1>
       {secret && <SecretOnce label={secret.label} value={secret.value} onDone={() => setSecret(null)} />}
-      {mayWrite && <CreateEndpoint onSecret={(value) => setSecret({ label: 'Signing secret of the new endpoint', value })} />}
+      {writer && <CreateEndpoint onSecret={(value) => setSecret({ label: 'Signing secret of the new endpoint', value })} />}
       <h2>Endpoints</h2>
       {endpoints.isPending && <StatusMessage kind="loading">Loading endpoints…</StatusMessage>}
       {endpoints.isError && <StatusMessage kind="error">{endpoints.error.message}</StatusMessage>}
       {endpoints.data && endpoints.data.webhookEndpoints.length === 0 && <StatusMessage kind="empty">No endpoints yet.</StatusMessage>}
       <ul className="cards">
         {endpoints.data?.webhookEndpoints.map((endpoint) => (
-          <EndpointCard key={endpoint.id} endpoint={endpoint} mayWrite={mayWrite} onSecret={(value) => setSecret({ label: `New signing secret of ${endpoint.url}`, value })} />
+          <EndpointCard key={endpoint.id} endpoint={endpoint} writer={writer} onSecret={(value) => setSecret({ label: `New signing secret of ${endpoint.url}`, value })} />
         ))}
       </ul>
     </>
@@ -94,7 +92,7 @@ function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
   );
 }
 
-function EndpointCard({ endpoint, mayWrite, onSecret }: { endpoint: Endpoint; mayWrite: boolean; onSecret: (secret: string) => void }) {
+function EndpointCard({ endpoint, writer, onSecret }: { endpoint: Endpoint; writer: boolean; onSecret: (secret: string) => void }) {
   const client = useQueryClient();
   const [showDeliveries, setShowDeliveries] = useState(false);
   const path = { params: { path: { id: endpoint.id } } };
@@ -131,7 +129,7 @@ function EndpointCard({ endpoint, mayWrite, onSecret }: { endpoint: Endpoint; ma
         )}
       </p>
       <div className="actions">
-        {mayWrite && (
+        {writer && (
           <>
             <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
               {endpoint.active ? 'Pause' : 'Resume'}
@@ -149,12 +147,12 @@ function EndpointCard({ endpoint, mayWrite, onSecret }: { endpoint: Endpoint; ma
       </div>
       {test.isSuccess && <p role="status">Test event queued.</p>}
       <FormError error={toggle.error ?? rotate.error ?? test.error ?? remove.error} />
-      {showDeliveries && <Deliveries endpointId={endpoint.id} mayWrite={mayWrite} />}
+      {showDeliveries && <Deliveries endpointId={endpoint.id} writer={writer} />}
     </li>
   );
 }
 
-function Deliveries({ endpointId, mayWrite }: { endpointId: string; mayWrite: boolean }) {
+function Deliveries({ endpointId, writer }: { endpointId: string; writer: boolean }) {
   const client = useQueryClient();
   const deliveries = useQuery({
     queryKey: ['webhook-deliveries', endpointId],
@@ -180,7 +178,7 @@ function Deliveries({ endpointId, mayWrite }: { endpointId: string; mayWrite: bo
             <th scope="col">Response</th>
             <th scope="col">Last attempt</th>
             <th scope="col">Next attempt</th>
-            {mayWrite && <th scope="col">Retry</th>}
+            {writer && <th scope="col">Retry</th>}
           </tr>
         </thead>
         <tbody>
@@ -196,7 +194,7 @@ function Deliveries({ endpointId, mayWrite }: { endpointId: string; mayWrite: bo
               <td>
                 <Time value={d.nextAttemptAt} />
               </td>
-              {mayWrite && (
+              {writer && (
                 <td>
                   <button type="button" onClick={() => retry.mutate(d.id)} disabled={retry.isPending || d.status === 'SUCCEEDED'}>
                     Retry
