@@ -10,7 +10,7 @@ describe('Dashboard: API keys and connected apps', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    const env = { ...(await isolatedDatabase()), RUN_WORKERS: 'false' };
+    const env = { ...(await isolatedDatabase()) };
     [a, b] = await Promise.all([startTestApp({ env }), startTestApp({ env })]);
   });
   afterAll(async () => {

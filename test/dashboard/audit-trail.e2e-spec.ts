@@ -19,7 +19,7 @@ describe('Dashboard: audited actions go through the AuditTrail port, inside thei
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RUN_WORKERS: 'false', SMTP_URL: await smtp.start() }, overrides: [{ provide: AuditTrail, useValue: trail }] });
+    t = await startTestApp({ env: { SMTP_URL: await smtp.start() }, overrides: [{ provide: AuditTrail, useValue: trail }] });
   });
   afterAll(async () => {
     await t.close();

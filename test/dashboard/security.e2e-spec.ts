@@ -11,7 +11,7 @@ describe('Dashboard: own password and two-factor sign-in', () => {
   let merchant: SeededMerchant;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RUN_WORKERS: 'false', SMTP_URL: await smtp.start() } });
+    t = await startTestApp({ env: { SMTP_URL: await smtp.start() } });
     merchant = await seedMerchant(t);
   });
   afterAll(async () => {

@@ -13,7 +13,7 @@ describe('Dashboard: sessions as a credential', () => {
   let db: DataSource;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+    t = await startTestApp({ env: {} });
     db = t.app.get(DataSource);
     merchant = await seedMerchant(t);
   });
@@ -42,7 +42,7 @@ describe('Dashboard: sessions as a credential', () => {
   });
 
   it('on https the cookie is __Host- prefixed and Secure', async () => {
-    const secure = await startTestApp({ env: { RUN_WORKERS: 'false', PUBLIC_BASE_URL: 'https://rewards.example.test' } });
+    const secure = await startTestApp({ env: { PUBLIC_BASE_URL: 'https://rewards.example.test' } });
     try {
       const other = await seedMerchant(secure);
       const client = new DashboardClient(secure.baseUrl);
@@ -232,7 +232,7 @@ describe('Dashboard: sessions as a credential', () => {
     // An app of its own: its sign-in counters start from zero, whatever the other tests did.
     let fresh: TestApp;
     beforeAll(async () => {
-      fresh = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+      fresh = await startTestApp({ env: {} });
     });
     afterAll(() => fresh.close());
 

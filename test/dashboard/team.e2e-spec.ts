@@ -13,7 +13,7 @@ describe('Dashboard: team and invitations', () => {
   let db: DataSource;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RUN_WORKERS: 'false', SMTP_URL: await smtp.start() } });
+    t = await startTestApp({ env: { SMTP_URL: await smtp.start() } });
     db = t.app.get(DataSource);
   });
   afterAll(async () => {
@@ -174,7 +174,7 @@ describe('Dashboard: team and invitations', () => {
     let a: TestApp;
     let b: TestApp;
     beforeAll(async () => {
-      const env = { ...(await isolatedDatabase()), RUN_WORKERS: 'false' };
+      const env = { ...(await isolatedDatabase()) };
       [a, b] = await Promise.all([startTestApp({ env }), startTestApp({ env })]);
     });
     afterAll(async () => {

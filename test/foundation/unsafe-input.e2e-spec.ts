@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { RecipientClient, tokenOf } from '../support/redemption';
-import { choiceReward, fund, recipient } from '../support/rewards';
+import { MAX_JSON_DEPTH } from '@app/core';
+import { choiceReward, countRows, fund, recipient } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /** Input PostgreSQL or the validator cannot take: a clear 400 in the error shape, never a 500, and nothing written. */
@@ -15,8 +16,7 @@ describe('unsafe input: NUL characters and deep JSON', () => {
   });
   afterAll(() => t.close());
 
-  const rewardCount = async () =>
-    Number((await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM rewards WHERE account_id = $1`, [m.accountId]))[0].n);
+  const rewardCount = () => countRows(t.app.get(DataSource), 'SELECT 1 FROM rewards WHERE account_id = $1', [m.accountId]);
   const wallet = async () => (await t.api.as(m.key).get('/v1/wallet')).body.wallet;
 
   it('a NUL in a body string is 400 naming the field; no reward and no money move', async () => {
@@ -57,9 +57,11 @@ describe('unsafe input: NUL characters and deep JSON', () => {
     const res = await t.api.as(m.key).post('/v1/rewards', undefined, { rawBody: `{"type":"CHOICE","valueCents":100,"recipient":${deep}}` });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'bad_request', message: expect.stringContaining('nested') });
-    // 33 levels is refused too; a normal body still works.
-    const nested33 = '{"a":'.repeat(32) + '1' + '}'.repeat(32);
-    expect((await t.api.as(m.key).post('/v1/rewards', undefined, { rawBody: nested33 })).status).toBe(400);
+    // One level past the limit is refused for its depth; a normal body still works.
+    const tooDeep = '{"a":'.repeat(MAX_JSON_DEPTH + 1) + '1' + '}'.repeat(MAX_JSON_DEPTH + 1);
+    const refused = await t.api.as(m.key).post('/v1/rewards', undefined, { rawBody: tooDeep });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('nested');
     expect((await t.api.as(m.key).post('/v1/rewards', choiceReward(100))).status).toBe(201);
   });
 });
