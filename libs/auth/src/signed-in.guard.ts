@@ -1,7 +1,8 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig, RateLimitedError, UnauthorizedError } from '@app/core';
-import { AUTH_FAILURES_PER_MINUTE, setRateLimitHeaders } from './auth.guard';
+import { AUTH_FAILURES_BUCKET, AUTH_FAILURES_PER_MINUTE, setRateLimitHeaders } from './auth.guard';
+import { clientAddress } from './client-address';
 import { RateLimiter } from './rate-limiter.service';
 import { assertSameSiteRequest, dashboardSessionCookie, SessionCookie } from './session-cookie';
 import { Session, SESSION_LIFETIMES, SessionStore } from './session-store';
@@ -36,12 +37,12 @@ export class SignedInGuard implements CanActivate {
     if (request.headers.authorization) {
       throw new UnauthorizedError('This endpoint takes a dashboard session, not an API key or OAuth token.');
     }
-    const address = request.ip ?? 'unknown';
-    const failures = await this.limiter.peek('auth-failures', address, AUTH_FAILURES_PER_MINUTE);
+    const address = clientAddress(request);
+    const failures = await this.limiter.peek(AUTH_FAILURES_BUCKET, address, AUTH_FAILURES_PER_MINUTE);
     if (!failures.allowed) throw new RateLimitedError(failures.resetSeconds, 'Too many failed authentication attempts; retry later.');
     const session = await this.sessions.find('dashboard', this.cookie.valueFrom(request.headers.cookie));
     if (!session?.userId) {
-      await this.limiter.hit('auth-failures', address, AUTH_FAILURES_PER_MINUTE);
+      await this.limiter.hit(AUTH_FAILURES_BUCKET, address, AUTH_FAILURES_PER_MINUTE);
       throw new UnauthorizedError('Not signed in, or the session has ended.');
     }
     const usage = await this.limiter.hit('credential', session.id, this.config.rateLimitPerMinute);

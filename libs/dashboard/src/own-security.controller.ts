@@ -1,14 +1,14 @@
 import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { assertOwnOrigin, CurrentSession, Public, Session, SignedIn } from '@app/auth';
-import { ApiErrorResponses, APP_CONFIG, AppConfig } from '@app/core';
+import { assertOwnOrigin, clientAddress, CurrentSession, Public, Session, SignedIn } from '@app/auth';
+import { ApiErrorResponses, APP_CONFIG, AppConfig, UnauthorizedError } from '@app/core';
 import { Inject } from '@nestjs/common';
 import { ActorContext } from './audit-context';
 import { ChangePasswordDto, PasswordResetDto, PasswordResetRequestDto, TotpCodeDto, TotpSetupDto } from './dto/security.dto';
 import { PasswordService } from './password.service';
 import { TotpService } from './totp.service';
-import { DashboardSessionService } from './dashboard-session.service';
+import { UserDirectory } from '@app/account';
 
 @ApiTags('Own security')
 @Controller('dashboard/api/me')
@@ -16,7 +16,7 @@ export class MeController {
   constructor(
     private readonly passwords: PasswordService,
     private readonly totp: TotpService,
-    private readonly sessions: DashboardSessionService,
+    private readonly users: UserDirectory,
   ) {}
 
   @Post('password')
@@ -61,8 +61,10 @@ export class MeController {
   }
 
   private async actor(session: Session & { userId: string }, req: Request): Promise<ActorContext> {
-    const { user } = await this.sessions.body(session);
-    return { userId: user.id, email: user.email, ipAddress: req.ip ?? null };
+    // One read of the user's e-mail (for the audit log), not the whole session body.
+    const email = await this.users.emailOf(session.userId);
+    if (email === null) throw new UnauthorizedError('Not signed in, or the session has ended.');
+    return { userId: session.userId, email, ipAddress: clientAddress(req) };
   }
 }
 

@@ -35,10 +35,6 @@ export class AuthorizeSessionStore {
     );
   }
 
-  get cookieName(): string {
-    return this.sessionCookie.name;
-  }
-
   async start(userId: string | null): Promise<AuthorizeSession> {
     const { session, token } = await this.sessions.start('oauth_authorize', { userId });
     return { id: session.id, token, csrfToken: session.csrfToken, userId };

@@ -3,8 +3,6 @@ import { DynamicModule, Global, Injectable, Logger, Module } from '@nestjs/commo
 import type { JobOptions, Queue } from 'bull';
 import { CARD_ISSUANCE_QUEUE, CardIssuanceJob, MAIL_QUEUE, MailJob, RewardWork } from '@app/core';
 
-export type { RewardWork } from '@app/core';
-
 const CARD_JOB: JobOptions = {
   attempts: 8,
   backoff: { type: 'exponential', delay: 2_000 },

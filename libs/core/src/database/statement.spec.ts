@@ -6,7 +6,7 @@ describe('Statement', () => {
     const first = statement.with('claim', 'SELECT 1');
     const second = statement.with('claim', 'SELECT 2');
     expect([first.name, second.name]).toEqual(['claim', 'claim_2']);
-    expect(statement.text(`SELECT * FROM ${first}, ${second.ref}`)).toBe(
+    expect(statement.text(`SELECT * FROM ${first}, ${second}`)).toBe(
       'WITH claim AS (SELECT 1),\nclaim_2 AS (SELECT 2)\nSELECT * FROM claim, claim_2',
     );
   });

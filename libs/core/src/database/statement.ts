@@ -10,19 +10,14 @@ export class Cte {
     readonly statement: Statement,
   ) {}
 
-  /** The name to read it by (`SELECT ... FROM ${cte.ref}`); the same as interpolating the handle. */
-  get ref(): string {
-    return this.name;
-  }
-
   toString(): string {
     return this.name;
   }
 }
 
 /**
- * An SQL condition a part of a statement is done under. Built from handles (`exists`, `Condition.
- * all`), so what a part waits for is checked by the compiler like any other value.
+ * An SQL condition a part of a statement is done under. Built from handles (`Condition.exists`,
+ * `Condition.all`), so what a part waits for is checked by the compiler like any other value.
  */
 export class Condition {
   private constructor(
@@ -53,7 +48,6 @@ export class Condition {
   }
 }
 
-export const exists = Condition.exists;
 
 /**
  * One SQL statement assembled from parts contributed by several modules (each a data-modifying

@@ -422,7 +422,7 @@ export class RewardLifecycle {
     const mailJobId = newId('mail');
     await this.dataSource.transaction(async (manager) => {
       // No row lock: a resend changes nothing a concurrent issuance or cancel could race with.
-      if (!(await this.rewards.find(manager, id, accountId))) throw new NotFoundError('Reward');
+      if (!(await this.rewards.exists(manager, id, accountId))) throw new NotFoundError('Reward');
       await this.rewards.insertMailJob(manager, { id: mailJobId, rewardId: id, kind: 'resend', status: 'PENDING' });
       await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.resent', { channel: 'email' }) }]);
     });

@@ -62,6 +62,11 @@ export class RewardRepository {
     ).getOne();
   }
 
+  /** Whether the account has this reward, without loading it. */
+  exists(manager: EntityManager, id: string, accountId: string): Promise<boolean> {
+    return manager.existsBy(RewardEntity, { id, accountId });
+  }
+
   find(manager: EntityManager, id: string, accountId?: string): Promise<RewardEntity | null> {
     return manager.findOneBy(RewardEntity, accountId === undefined ? { id } : { id, accountId });
   }
