@@ -1,0 +1,44 @@
+import { DataSource } from 'typeorm';
+import { choiceReward, fund } from '../support/rewards';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * A cancel waits for the reward's row lock (card issuance holds it across the supplier call) for at
+ * most 10 s; then it answers 503 and changes nothing, so the client retries instead of hanging.
+ */
+describe('cancel of a reward another transaction holds', () => {
+  let t: TestApp;
+  let m: SeededMerchant;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    m = await seedMerchant(t);
+    await fund(t, m, 10_000);
+  });
+  afterAll(() => t.close());
+
+  it('answers 503 after the lock wait and leaves the reward and the wallet as they were', async () => {
+    const sent = await t.api.as(m.key).post('/v1/rewards', choiceReward(2_000));
+    const id = sent.body.reward.id;
+    const before = (await t.api.as(m.key).get('/v1/wallet')).body.wallet;
+    // Stands in for an issuance that is waiting for the supplier with the reward locked.
+    const holder = t.app.get(DataSource).createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    try {
+      await holder.query('SELECT id FROM rewards WHERE id = $1 FOR UPDATE', [id]);
+      const busy = await t.api.as(m.key).post(`/v1/rewards/${id}/cancel`);
+      expect(busy.status).toBe(503);
+      expect(busy.body).toMatchObject({ error: 'internal', message: expect.stringContaining('busy') });
+    } finally {
+      await holder.rollbackTransaction();
+      await holder.release();
+    }
+    const after = await t.api.as(m.key).get(`/v1/rewards/${id}`);
+    expect(after.body.reward.status).toBe('SENT');
+    expect(after.body.reward.remainingValueCents).toBe(2_000);
+    expect((await t.api.as(m.key).get('/v1/wallet')).body.wallet).toEqual(before);
+    // Once the lock is gone, the same cancel goes through.
+    expect((await t.api.as(m.key).post(`/v1/rewards/${id}/cancel`)).status).toBe(200);
+  }, 30_000);
+});
