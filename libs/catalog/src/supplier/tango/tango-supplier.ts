@@ -69,7 +69,9 @@ export class TangoSupplier implements GiftCardSupplier {
       externalRefID: reference,
     });
     const list = await this.call<TangoOrderList>('GET', `/orders?${query}`, 'order lookup');
-    const found = (list?.orders ?? []).find((order) => order.externalRefID === undefined || order.externalRefID === reference);
+    // Only an order that names this reference counts: a list that ignored the filter must not hand
+    // us another card's order (a miss is safe: issuing again with the reference returns the order).
+    const found = (list?.orders ?? []).find((order) => order.externalRefID === reference);
     if (!found) return null;
     // List entries carry no reward; the order itself does.
     const order = await this.call<TangoOrder>('GET', `/orders/${encodeURIComponent(found.referenceOrderID)}`, 'order lookup');
