@@ -33,6 +33,17 @@ describe('start-up', () => {
     expect(run.stderr).toBe('Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")\n');
   });
 
+  it('SUPPLIER=tango without its settings stops the start with one line naming every missing one', async () => {
+    for (const app of ['api', 'worker'] as const) {
+      const run = await runBuilt(app, [], { ...env(), SUPPLIER: 'tango', TANGO_PLATFORM_NAME: 'RewardsTestPlatform' });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        'Invalid configuration: TANGO_PLATFORM_KEY, TANGO_CUSTOMER_IDENTIFIER, TANGO_ACCOUNT_IDENTIFIER are required when SUPPLIER=tango\n',
+      );
+    }
+  });
+
   it('creates a missing database, migrates it, serves, and stops cleanly on SIGTERM', async () => {
     const name = `rewards_fresh_${randomToken(6).toLowerCase()}`;
     const url = new URL(process.env.DATABASE_URL!);

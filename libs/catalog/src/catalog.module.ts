@@ -13,11 +13,15 @@ import { CatalogItemEntity } from './entities/catalog-item.entity';
 import { CatalogStateEntity } from './entities/catalog-state.entity';
 import { SandboxSupplier } from './supplier/sandbox-supplier';
 import { GIFT_CARD_SUPPLIER, GiftCardSupplier } from './supplier/supplier.port';
+import { TangoSupplier } from './supplier/tango/tango-supplier';
 
 function supplierFor(config: AppConfig): GiftCardSupplier {
   switch (config.supplier) {
     case 'sandbox':
       return new SandboxSupplier();
+    case 'tango':
+      // config.tango is set whenever supplier is tango (loadConfig refuses to start otherwise).
+      return new TangoSupplier({ ...config.tango!, timeoutMs: config.supplierTimeoutMs });
   }
 }
 

@@ -7,3 +7,4 @@ export * from './catalog-sync.service';
 export * from './entities/catalog-brand.entity';
 export * from './entities/catalog-item.entity';
 export * from './supplier/supplier.port';
+export * from './supplier/tango/tango-supplier';

@@ -1,7 +1,7 @@
 /**
  * The card supplier as the rest of the service sees it: a catalog to copy into our own tables and
- * card issuance. Adapters (only `sandbox` today) implement it; GIFT_CARD_SUPPLIER picks one from
- * config.supplier.
+ * card issuance. Adapters (`sandbox`, and `tango` for Tango Card's RaaS API, docs/suppliers.md)
+ * implement it; GIFT_CARD_SUPPLIER picks one from config.supplier.
  */
 export const GIFT_CARD_SUPPLIER = Symbol('GIFT_CARD_SUPPLIER');
 
@@ -64,12 +64,15 @@ export interface SupplierCard {
 
 /**
  * A failed supplier call. `permanent` errors (unknown item, amount out of range, brand refusing)
- * will fail again on retry and become `card.failed`; transient ones (timeouts, 5xx) are retried.
+ * will fail again on retry and become `card.failed`; transient ones (timeouts, 5xx, 429) are
+ * retried with the same reference. `retryAfterMs` is how long the supplier asked us to wait
+ * (a Retry-After header), when it said.
  */
 export class SupplierError extends Error {
   constructor(
     message: string,
     readonly permanent: boolean,
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'SupplierError';

@@ -2,6 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, redactUrl } from './app-config';
 
+const TANGO = {
+  TANGO_PLATFORM_NAME: 'QAPlatform',
+  TANGO_PLATFORM_KEY: 'secret-key',
+  TANGO_CUSTOMER_IDENTIFIER: 'cust-1',
+  TANGO_ACCOUNT_IDENTIFIER: 'acct-1',
+};
+
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     expect(loadConfig({})).toMatchObject({
@@ -14,6 +21,8 @@ describe('loadConfig', () => {
       runWorkers: true,
       paymentsMode: 'fake',
       supplier: 'sandbox',
+      supplierTimeoutMs: 10000,
+      tango: null,
       smtpUrl: null,
       mailOutboxDir: './var/outbox',
       mailFrom: 'Rewards <rewards@localhost>',
@@ -43,6 +52,34 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('SUPPLIER=tango reads the Tango settings; the base URL defaults to Tango production and loses a trailing slash', () => {
+    expect(loadConfig({ SUPPLIER: 'tango', ...TANGO }).tango).toEqual({
+      baseUrl: 'https://api.tangocard.com',
+      platformName: 'QAPlatform',
+      platformKey: 'secret-key',
+      customerIdentifier: 'cust-1',
+      accountIdentifier: 'acct-1',
+    });
+    expect(loadConfig({ SUPPLIER: 'tango', ...TANGO, TANGO_BASE_URL: 'https://integration-api.tangocard.com/' }).tango!.baseUrl).toBe(
+      'https://integration-api.tangocard.com',
+    );
+    // Tango settings are not required, nor read, for the sandbox.
+    expect(loadConfig({ TANGO_PLATFORM_NAME: 'x' }).tango).toBeNull();
+  });
+
+  it('SUPPLIER=tango without its settings is refused with one line naming every missing one', () => {
+    expect(() => loadConfig({ SUPPLIER: 'tango' })).toThrow(
+      new ConfigError(
+        'TANGO_PLATFORM_NAME, TANGO_PLATFORM_KEY, TANGO_CUSTOMER_IDENTIFIER, TANGO_ACCOUNT_IDENTIFIER',
+        'are required when SUPPLIER=tango',
+      ),
+    );
+    const { TANGO_PLATFORM_KEY: _key, ...withoutKey } = TANGO;
+    expect(() => loadConfig({ SUPPLIER: 'tango', ...withoutKey, TANGO_ACCOUNT_IDENTIFIER: ' ' })).toThrow(
+      'Invalid configuration: TANGO_PLATFORM_KEY, TANGO_ACCOUNT_IDENTIFIER are required when SUPPLIER=tango',
+    );
+  });
+
   it('derives PUBLIC_BASE_URL from PORT and AUTH_URL from PUBLIC_BASE_URL', () => {
     expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com/' }).authUrl).toBe('https://api.example.com');
@@ -58,6 +95,9 @@ describe('loadConfig', () => {
     [{ PAYMENTS_MODE: 'stripe' }, 'STRIPE_SECRET_KEY'],
     [{ PAYMENTS_MODE: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x' }, 'STRIPE_WEBHOOK_SECRET'],
     [{ SUPPLIER: 'acme' }, 'SUPPLIER'],
+    [{ SUPPLIER: 'tango', ...TANGO, TANGO_BASE_URL: 'https://integration-api.tangocard.com/raas/v2' }, 'TANGO_BASE_URL'],
+    [{ SUPPLIER: 'tango', ...TANGO, TANGO_BASE_URL: 'ftp://tango' }, 'TANGO_BASE_URL'],
+    [{ SUPPLIER_TIMEOUT_MS: '50' }, 'SUPPLIER_TIMEOUT_MS'],
     [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
     [{ WEBHOOK_MAX_ATTEMPTS: '-1' }, 'WEBHOOK_MAX_ATTEMPTS'],

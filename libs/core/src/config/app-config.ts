@@ -19,7 +19,11 @@ export interface AppConfig {
   stripeWebhookSecret: string | null;
   /** Where the Stripe SDK sends its requests; unset means Stripe itself. Tests point it at a local double. */
   stripeApiBaseUrl: string | null;
-  supplier: 'sandbox';
+  supplier: SupplierName;
+  /** How long one supplier HTTP call may take before it counts as a (transient) timeout. */
+  supplierTimeoutMs: number;
+  /** Set when supplier is `tango` (docs/suppliers.md). */
+  tango: TangoConfig | null;
   smtpUrl: string | null;
   mailOutboxDir: string;
   mailFrom: string;
@@ -44,6 +48,20 @@ export interface AppConfig {
 }
 
 export type TrustProxy = false | number | string[];
+
+export type SupplierName = 'sandbox' | 'tango';
+
+export interface TangoConfig {
+  /** The host, without `/raas/v2`, and without a trailing slash. */
+  baseUrl: string;
+  platformName: string;
+  platformKey: string;
+  customerIdentifier: string;
+  accountIdentifier: string;
+}
+
+/** Tango Card's production host; its integration (sandbox) host is https://integration-api.tangocard.com. */
+export const TANGO_PRODUCTION_URL = 'https://api.tangocard.com';
 
 export class ConfigError extends Error {
   constructor(
@@ -120,6 +138,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(queuePrefix)) {
     throw new ConfigError('QUEUE_PREFIX', `must be 1-64 letters, digits or _.:- (got "${queuePrefix}")`);
   }
+  const supplier = oneOf<SupplierName>(env, 'SUPPLIER', 'sandbox', ['sandbox', 'tango']);
   const mailFrom = raw(env, 'MAIL_FROM') ?? 'Rewards <rewards@localhost>';
   if (!/<[^<>@\s]+@[^<>@\s]+>$|^[^<>@\s]+@[^<>@\s]+$/.test(mailFrom)) {
     throw new ConfigError('MAIL_FROM', `must be an address, optionally as "Name <address>" (got "${mailFrom}")`);
@@ -136,7 +155,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     stripeSecretKey,
     stripeWebhookSecret,
     stripeApiBaseUrl: url(env, 'STRIPE_API_BASE_URL', null, ['http:', 'https:']),
-    supplier: oneOf(env, 'SUPPLIER', 'sandbox', ['sandbox'] as const),
+    supplier,
+    supplierTimeoutMs: integer(env, 'SUPPLIER_TIMEOUT_MS', 10_000, 100, 120_000),
+    tango: supplier === 'tango' ? tangoConfig(env) : null,
     smtpUrl: url(env, 'SMTP_URL', null, ['smtp:', 'smtps:']),
     mailOutboxDir: raw(env, 'MAIL_OUTBOX_DIR') ?? './var/outbox',
     mailFrom,
@@ -151,6 +172,32 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: trustProxy(env),
     metricsToken: raw(env, 'METRICS_TOKEN') ?? null,
     metricsPort: raw(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', 0, 1, 65535),
+  };
+}
+
+const TANGO_REQUIRED = [
+  'TANGO_PLATFORM_NAME',
+  'TANGO_PLATFORM_KEY',
+  'TANGO_CUSTOMER_IDENTIFIER',
+  'TANGO_ACCOUNT_IDENTIFIER',
+] as const;
+
+/** SUPPLIER=tango: every missing setting is named in the one line that stops the start. */
+function tangoConfig(env: Env): TangoConfig {
+  const missing = TANGO_REQUIRED.filter((name) => raw(env, name) === undefined);
+  if (missing.length > 0) {
+    throw new ConfigError(missing.join(', '), `${missing.length === 1 ? 'is' : 'are'} required when SUPPLIER=tango`);
+  }
+  const baseUrl = withoutTrailingSlash(url(env, 'TANGO_BASE_URL', TANGO_PRODUCTION_URL, ['http:', 'https:'])!);
+  if (/\/raas(\/v2)?$/i.test(new URL(baseUrl).pathname)) {
+    throw new ConfigError('TANGO_BASE_URL', `must be the host without /raas/v2 (got "${baseUrl}")`);
+  }
+  return {
+    baseUrl,
+    platformName: raw(env, 'TANGO_PLATFORM_NAME')!,
+    platformKey: raw(env, 'TANGO_PLATFORM_KEY')!,
+    customerIdentifier: raw(env, 'TANGO_CUSTOMER_IDENTIFIER')!,
+    accountIdentifier: raw(env, 'TANGO_ACCOUNT_IDENTIFIER')!,
   };
 }
 
