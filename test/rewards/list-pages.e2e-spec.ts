@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { choiceReward, fund } from '../support/rewards';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 const STATUSES = ['SENT', 'CANCELED', 'EXPIRED'];
 
@@ -16,12 +16,18 @@ describe('list pages and cursors', () => {
   let other: SeededMerchant;
   const SEEDED = 30_000;
 
-  /** Rewards written in SQL, interleaved with another merchant's so the seq blocks are shared. */
+  /**
+   * Rewards written in SQL, interleaved with another merchant's, with sequence values placed as a
+   * long-lived database has them: a dense run, then sparse ones spread over several coarse count
+   * blocks. The database is this suite's own, so moving the sequence on is safe.
+   */
   async function seed(accountIds: string[], count: number): Promise<void> {
     await dataSource.query(
-      `INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency,
+      `INSERT INTO rewards (seq, id, account_id, type, status, face_value_cents, remaining_value_cents, currency,
                             recipient_email, recipient_first_name, source, external_id)
-       SELECT 'rw_pages' || lpad(g::text, 7, '0') || substr(md5(random()::text), 1, 6), ($1::text[])[1 + g % cardinality($1::text[])],
+       OVERRIDING SYSTEM VALUE
+       SELECT CASE WHEN g <= $2 / 2 THEN 10000000 + g ELSE 20000000 + g * 97 END,
+              'rw_pages' || lpad(g::text, 7, '0') || substr(md5(random()::text), 1, 6), ($1::text[])[1 + g % cardinality($1::text[])],
               'CHOICE', s.status, 500, CASE WHEN s.status = 'SENT' THEN 500 ELSE 0 END, 'USD',
               'r' || g || '@example.test', 'Ada', 'api', 'order-' || (g % 7)
          FROM generate_series(1, $2::int) AS g
@@ -29,6 +35,8 @@ describe('list pages and cursors', () => {
         ORDER BY g`,
       [accountIds, count, STATUSES],
     );
+    const [{ next }] = await dataSource.query(`SELECT max(seq) + 1 AS next FROM rewards`);
+    await dataSource.query(`ALTER TABLE rewards ALTER COLUMN seq RESTART WITH ${Number(next)}`);
   }
 
   async function truth(filter: string, params: unknown[], offset: number, limit: number): Promise<string[]> {
@@ -40,7 +48,7 @@ describe('list pages and cursors', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    t = await startTestApp({ env: { ...(await isolatedDatabase()), RATE_LIMIT_PER_MINUTE: '100000' } });
     dataSource = t.app.get(DataSource);
     m = await seedMerchant(t);
     other = await seedMerchant(t);
@@ -50,10 +58,10 @@ describe('list pages and cursors', () => {
   }, 120_000);
   afterAll(() => t.close());
 
-  it('page N is the N-th slice of the newest-first order, across count blocks and with a status filter', async () => {
+  it('page N is the N-th slice of the newest-first order, across coarse and fine count blocks and with a status filter', async () => {
     const api = t.api.as(m.readKey);
     const total = SEEDED + 3;
-    for (const page of [1, 2, 97, 151, 299, 301]) {
+    for (const page of [1, 2, 41, 42, 43, 97, 151, 152, 299, 301]) {
       const res = await api.get(`/v1/rewards?page=${page}&page_size=100`);
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(total);
@@ -62,7 +70,7 @@ describe('list pages and cursors', () => {
     }
     for (const status of STATUSES) {
       const [{ n }] = await dataSource.query(`SELECT count(*)::int AS n FROM rewards WHERE account_id = $1 AND status = $2`, [m.accountId, status]);
-      for (const page of [1, 33, Math.ceil(n / 100)]) {
+      for (const page of [1, 33, 41, 42, 55, 77, Math.ceil(n / 100)]) {
         const res = await api.get(`/v1/rewards?page=${page}&page_size=100&status=${status}`);
         expect(res.body.total).toBe(n);
         expect(res.body.rewards.map((r: any) => r.id)).toEqual(await truth('AND status = $2', [status], (page - 1) * 100, 100));

@@ -1,6 +1,6 @@
 import type { EntityManager, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { BadRequestError } from '../errors/api-error';
-import { ListCount, locateOffset, readListCount } from './list-counts';
+import { locateOffset, readListTotals } from './list-counts';
 
 /** What a client asked of a list: a page, or a cursor (docs/pagination.md). */
 export interface ListWindow {
@@ -43,9 +43,9 @@ export function checkListWindow(window: ListWindow): void {
 
 /**
  * One page of an account's list, newest first, with its total, read through `manager` (run it in
- * a readSnapshot so page and total agree). A page number past the first block of rows starts from
- * the block the kept counts place it in, so page 5,000 skips at most one block's index entries
- * instead of every newer row; a cursor is a keyset seek (docs/pagination.md, Deep pages).
+ * a readSnapshot so page and total agree). A page number deeper than 4,096 rows starts from the
+ * block the kept counts place it in, so page 5,000 skips at most 4,096 index entries instead of
+ * every newer row; a cursor is a keyset seek (docs/pagination.md, Deep pages).
  */
 export async function readListPage<T extends ObjectLiteral>(manager: EntityManager, spec: ListSpec<T>, window: ListWindow): Promise<ListPage<T>> {
   checkListWindow(window);
@@ -63,14 +63,8 @@ export async function readListPage<T extends ObjectLiteral>(manager: EntityManag
   const newestFirst = (q: SelectQueryBuilder<T>, direction: 'DESC' | 'ASC' = 'DESC') =>
     spec.order === 'seq' ? q.orderBy('t.seq', direction) : q.orderBy('t.created_at', direction).addOrderBy('t.id', direction);
 
-  let count: ListCount | null = null;
-  let total: number;
-  if (spec.countedAs !== null) {
-    count = await readListCount(manager, spec.accountId, spec.countedAs);
-    total = count.total;
-  } else {
-    total = await query().getCount();
-  }
+  const total =
+    spec.countedAs !== null ? (await readListTotals(manager, spec.accountId, [spec.countedAs]))[spec.countedAs] : await query().getCount();
 
   const cursor = window.startingAfter ?? window.endingBefore;
   if (cursor !== undefined) {
@@ -90,12 +84,13 @@ export async function readListPage<T extends ObjectLiteral>(manager: EntityManag
 
   const offset = (window.page - 1) * window.pageSize;
   let items: T[];
-  if (count && spec.order === 'seq') {
-    const start = locateOffset(count, offset);
+  if (spec.countedAs !== null && spec.order === 'seq') {
+    const start = await locateOffset(manager, spec.accountId, spec.countedAs, offset, total);
+    const within = start?.before ? 'AND s.seq >= :from AND s.seq < :before' : '';
     items = start
       ? await query()
           .andWhere(
-            `t.seq <= (SELECT s.seq FROM ${table} s WHERE ${matching('s')} AND s.seq < :before ORDER BY s.seq DESC OFFSET :skip LIMIT 1)`,
+            `t.seq <= (SELECT s.seq FROM ${table} s WHERE ${matching('s')} ${within} ORDER BY s.seq DESC OFFSET :skip LIMIT 1)`,
             start,
           )
           .orderBy('t.seq', 'DESC')
@@ -103,7 +98,7 @@ export async function readListPage<T extends ObjectLiteral>(manager: EntityManag
           .getMany()
       : [];
   } else {
-    items = offset >= total && count ? [] : await newestFirst(query()).offset(offset).limit(window.pageSize).getMany();
+    items = offset >= total && spec.countedAs !== null ? [] : await newestFirst(query()).offset(offset).limit(window.pageSize).getMany();
   }
   return { items, total, hasMore: offset + items.length < total };
 }

@@ -6,8 +6,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * merchant never queue on a counter); compact_list_counts() folds those rows into list_counts.
  * A count is the sum over both tables, read in one snapshot, so it is exact before and after folding.
  *
- * Seq-ordered lists are counted per block of 8192 seq values (seq >> 13), so a deep page can find
- * the block it starts in from the counts and skip at most one block's rows.
+ * Each count has a total row (level 0). Seq-ordered lists are also counted per block of 2^20 seq
+ * values (level 1) and of 2^12 (level 2), so a deep page finds the block it starts in from at
+ * most a few hundred count rows and skips at most 4,096 index entries.
  */
 export class ListCounts1763950000000 implements MigrationInterface {
   name = 'ListCounts1763950000000';
@@ -17,43 +18,53 @@ export class ListCounts1763950000000 implements MigrationInterface {
       CREATE TABLE list_counts (
         account_id text NOT NULL,
         list text NOT NULL,
+        level smallint NOT NULL,
         block bigint NOT NULL,
         n bigint NOT NULL,
-        PRIMARY KEY (account_id, list, block)
+        PRIMARY KEY (account_id, list, level, block)
       )`);
     await db.query(`
       CREATE TABLE list_count_changes (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         account_id text NOT NULL,
         list text NOT NULL,
+        level smallint NOT NULL,
         block bigint NOT NULL,
         n bigint NOT NULL
       )`);
-    await db.query(`CREATE INDEX list_count_changes_account_idx ON list_count_changes (account_id, list, block) INCLUDE (n)`);
+    await db.query(`CREATE INDEX list_count_changes_account_idx ON list_count_changes (account_id, list, level, block) INCLUDE (n)`);
+    // The rows a seq-ordered row counts in: the total, its coarse block and its fine block.
+    await db.query(`
+      CREATE FUNCTION list_count_blocks(seq bigint) RETURNS TABLE (level smallint, block bigint) LANGUAGE sql IMMUTABLE AS $$
+        VALUES (0::smallint, 0::bigint), (1::smallint, seq >> 20), (2::smallint, seq >> 12)
+      $$`);
 
     // Rewards: every reward under 'rewards', and under 'rewards:<status>' for its current status.
     await db.query(`
       CREATE FUNCTION rewards_count_changes() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'INSERT' THEN
-          INSERT INTO list_count_changes (account_id, list, block, n)
-          SELECT r.account_id, k.list, r.seq >> 13, count(*)
+          INSERT INTO list_count_changes (account_id, list, level, block, n)
+          SELECT r.account_id, k.list, b.level, b.block, count(*)
             FROM new_rows r CROSS JOIN LATERAL (VALUES ('rewards'), ('rewards:' || r.status)) AS k (list)
-           GROUP BY 1, 2, 3;
+            CROSS JOIN LATERAL list_count_blocks(r.seq) AS b
+           GROUP BY 1, 2, 3, 4;
         ELSIF TG_OP = 'DELETE' THEN
-          INSERT INTO list_count_changes (account_id, list, block, n)
-          SELECT r.account_id, k.list, r.seq >> 13, -count(*)
+          INSERT INTO list_count_changes (account_id, list, level, block, n)
+          SELECT r.account_id, k.list, b.level, b.block, -count(*)
             FROM old_rows r CROSS JOIN LATERAL (VALUES ('rewards'), ('rewards:' || r.status)) AS k (list)
-           GROUP BY 1, 2, 3;
+            CROSS JOIN LATERAL list_count_blocks(r.seq) AS b
+           GROUP BY 1, 2, 3, 4;
         ELSE
-          INSERT INTO list_count_changes (account_id, list, block, n)
-          SELECT account_id, list, block, sum(n)
-            FROM (SELECT o.account_id, 'rewards:' || o.status AS list, o.seq >> 13 AS block, -1 AS n
+          INSERT INTO list_count_changes (account_id, list, level, block, n)
+          SELECT moved.account_id, moved.list, b.level, b.block, sum(moved.n)
+            FROM (SELECT o.account_id, 'rewards:' || o.status AS list, o.seq, -1 AS n
                     FROM old_rows o JOIN new_rows r ON r.id = o.id WHERE r.status <> o.status
                   UNION ALL
-                  SELECT r.account_id, 'rewards:' || r.status, r.seq >> 13, 1
+                  SELECT r.account_id, 'rewards:' || r.status, r.seq, 1
                     FROM old_rows o JOIN new_rows r ON r.id = o.id WHERE r.status <> o.status) AS moved
-           GROUP BY 1, 2, 3;
+            CROSS JOIN LATERAL list_count_blocks(moved.seq) AS b
+           GROUP BY 1, 2, 3, 4;
         END IF;
         RETURN NULL;
       END $$`);
@@ -69,14 +80,14 @@ export class ListCounts1763950000000 implements MigrationInterface {
       CREATE FUNCTION reward_cards_count_changes() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'INSERT' THEN
-          INSERT INTO list_count_changes (account_id, list, block, n)
-          SELECT account_id, 'issued_cents', 0, sum(amount_cents) FROM new_rows WHERE status = 'ISSUED' GROUP BY 1;
+          INSERT INTO list_count_changes (account_id, list, level, block, n)
+          SELECT account_id, 'issued_cents', 0, 0, sum(amount_cents) FROM new_rows WHERE status = 'ISSUED' GROUP BY 1;
         ELSIF TG_OP = 'DELETE' THEN
-          INSERT INTO list_count_changes (account_id, list, block, n)
-          SELECT account_id, 'issued_cents', 0, -sum(amount_cents) FROM old_rows WHERE status = 'ISSUED' GROUP BY 1;
+          INSERT INTO list_count_changes (account_id, list, level, block, n)
+          SELECT account_id, 'issued_cents', 0, 0, -sum(amount_cents) FROM old_rows WHERE status = 'ISSUED' GROUP BY 1;
         ELSE
-          INSERT INTO list_count_changes (account_id, list, block, n)
-          SELECT account_id, 'issued_cents', 0, sum(n)
+          INSERT INTO list_count_changes (account_id, list, level, block, n)
+          SELECT account_id, 'issued_cents', 0, 0, sum(n)
             FROM (SELECT account_id, -amount_cents AS n FROM old_rows WHERE status = 'ISSUED'
                   UNION ALL
                   SELECT account_id, amount_cents FROM new_rows WHERE status = 'ISSUED') AS moved
@@ -96,8 +107,9 @@ export class ListCounts1763950000000 implements MigrationInterface {
     await db.query(`
       CREATE FUNCTION wallet_transactions_count_changes() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        INSERT INTO list_count_changes (account_id, list, block, n)
-        SELECT account_id, 'wallet_transactions', seq >> 13, count(*) FROM new_rows GROUP BY 1, 3;
+        INSERT INTO list_count_changes (account_id, list, level, block, n)
+        SELECT r.account_id, 'wallet_transactions', b.level, b.block, count(*)
+          FROM new_rows r CROSS JOIN LATERAL list_count_blocks(r.seq) AS b GROUP BY 1, 3, 4;
         RETURN NULL;
       END $$`);
     await db.query(`CREATE TRIGGER wallet_transactions_count_insert AFTER INSERT ON wallet_transactions REFERENCING NEW TABLE AS new_rows
@@ -108,9 +120,9 @@ export class ListCounts1763950000000 implements MigrationInterface {
       CREATE FUNCTION topups_count_changes() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'INSERT' THEN
-          INSERT INTO list_count_changes (account_id, list, block, n) SELECT account_id, 'topups', 0, count(*) FROM new_rows GROUP BY 1;
+          INSERT INTO list_count_changes (account_id, list, level, block, n) SELECT account_id, 'topups', 0, 0, count(*) FROM new_rows GROUP BY 1;
         ELSE
-          INSERT INTO list_count_changes (account_id, list, block, n) SELECT account_id, 'topups', 0, -count(*) FROM old_rows GROUP BY 1;
+          INSERT INTO list_count_changes (account_id, list, level, block, n) SELECT account_id, 'topups', 0, 0, -count(*) FROM old_rows GROUP BY 1;
         END IF;
         RETURN NULL;
       END $$`);
@@ -126,11 +138,11 @@ export class ListCounts1763950000000 implements MigrationInterface {
         WITH taken AS (
           SELECT id FROM list_count_changes ORDER BY id LIMIT max_rows FOR UPDATE SKIP LOCKED
         ), moved AS (
-          DELETE FROM list_count_changes c USING taken WHERE c.id = taken.id RETURNING c.account_id, c.list, c.block, c.n
+          DELETE FROM list_count_changes c USING taken WHERE c.id = taken.id RETURNING c.account_id, c.list, c.level, c.block, c.n
         ), folded AS (
-          INSERT INTO list_counts (account_id, list, block, n)
-          SELECT account_id, list, block, sum(n) FROM moved GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-          ON CONFLICT (account_id, list, block) DO UPDATE SET n = list_counts.n + excluded.n
+          INSERT INTO list_counts (account_id, list, level, block, n)
+          SELECT account_id, list, level, block, sum(n) FROM moved GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+          ON CONFLICT (account_id, list, level, block) DO UPDATE SET n = list_counts.n + excluded.n
           RETURNING 1
         )
         SELECT count(*) FROM moved
@@ -138,14 +150,14 @@ export class ListCounts1763950000000 implements MigrationInterface {
 
     // Rows that existed before this migration.
     await db.query(`
-      INSERT INTO list_counts (account_id, list, block, n)
-      SELECT account_id, list, block, sum(n) FROM (
-        SELECT account_id, 'rewards' AS list, seq >> 13 AS block, count(*) AS n FROM rewards GROUP BY 1, 3
-        UNION ALL SELECT account_id, 'rewards:' || status, seq >> 13, count(*) FROM rewards GROUP BY 1, 2, 3
-        UNION ALL SELECT account_id, 'issued_cents', 0, sum(amount_cents) FROM reward_cards WHERE status = 'ISSUED' GROUP BY 1
-        UNION ALL SELECT account_id, 'wallet_transactions', seq >> 13, count(*) FROM wallet_transactions GROUP BY 1, 3
-        UNION ALL SELECT account_id, 'topups', 0, count(*) FROM topups GROUP BY 1
-      ) AS existing GROUP BY 1, 2, 3`);
+      INSERT INTO list_counts (account_id, list, level, block, n)
+      SELECT account_id, list, level, block, sum(n) FROM (
+        SELECT r.account_id, 'rewards' AS list, b.level, b.block, count(*) AS n FROM rewards r, list_count_blocks(r.seq) b GROUP BY 1, 3, 4
+        UNION ALL SELECT r.account_id, 'rewards:' || r.status, b.level, b.block, count(*) FROM rewards r, list_count_blocks(r.seq) b GROUP BY 1, 2, 3, 4
+        UNION ALL SELECT r.account_id, 'wallet_transactions', b.level, b.block, count(*) FROM wallet_transactions r, list_count_blocks(r.seq) b GROUP BY 1, 3, 4
+        UNION ALL SELECT account_id, 'issued_cents', 0, 0, sum(amount_cents) FROM reward_cards WHERE status = 'ISSUED' GROUP BY 1
+        UNION ALL SELECT account_id, 'topups', 0, 0, count(*) FROM topups GROUP BY 1
+      ) AS existing GROUP BY 1, 2, 3, 4`);
   }
 
   async down(db: QueryRunner): Promise<void> {
@@ -156,7 +168,7 @@ export class ListCounts1763950000000 implements MigrationInterface {
       await db.query(`DROP TRIGGER reward_cards_count_${op} ON reward_cards`);
       await db.query(`DROP TRIGGER rewards_count_${op} ON rewards`);
     }
-    for (const fn of ['compact_list_counts(integer)', 'topups_count_changes()', 'wallet_transactions_count_changes()', 'reward_cards_count_changes()', 'rewards_count_changes()']) {
+    for (const fn of ['compact_list_counts(integer)', 'list_count_blocks(bigint)', 'topups_count_changes()', 'wallet_transactions_count_changes()', 'reward_cards_count_changes()', 'rewards_count_changes()']) {
       await db.query(`DROP FUNCTION ${fn}`);
     }
     await db.query(`DROP TABLE list_count_changes`);
