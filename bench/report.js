@@ -63,6 +63,25 @@ function buildFigures(results) {
     f(`dashboard Rewards page, 100 rows, merchant with ${seeded}: first load to table visible`, dp.coldMs.p50, 'ms p50', { p50: dp.coldMs.p50, p99: dp.coldMs.max, errors: 0, target: '< 1000 ms', met: dp.coldMs.p50 < 1000, extraNote: `Chromium, empty cache each time; p99 column = max of ${dp.coldMs.n}; reload ${dp.warmMs.p50} ms p50` });
     f('dashboard JavaScript shipped on first load (gzipped)', dp.javascript.gzipKb, 'kB', { target: '< 250 kB', met: dp.javascript.gzipKb < 250, extraNote: `${dp.javascript.files} file(s), ${round(dp.javascript.bytes / 1024, 1)} kB before compression` });
   }
+  const sc = P.scale_reads;
+  if (sc) {
+    const big = sc.seededRewards.big.toLocaleString('en-US');
+    const small = sc.seededRewards.small.toLocaleString('en-US');
+    for (const [k, label] of [
+      ['list_first_page', 'GET /v1/rewards?page_size=100, first page'],
+      ['list_deep_page', `GET /v1/rewards?page_size=100&page=${sc.deepPage}`],
+      ['list_status_sent', 'GET /v1/rewards?page_size=100&status=SENT'],
+      ['list_external_id', 'GET /v1/rewards?page_size=100&external_id=…'],
+      ['overview', 'GET /v1/account/overview'],
+    ]) {
+      const r = sc.p50Ms[k];
+      f(`${label}: merchant with ${big} rewards ÷ with ${small}`, r.ratio, '× p50', { p50: r.big, target: '≤ 1.5×', met: r.ratio <= 1.5, extraNote: `${r.big} ms vs ${r.small} ms p50, one request at a time` });
+    }
+    f(`page ${sc.deepPage} ÷ page 1, merchant with ${big} rewards`, sc.p50Ms.deep_vs_first_page_big, '× p50', { target: '≤ 1.5×', met: sc.p50Ms.deep_vs_first_page_big <= 1.5 });
+    const l = P.scale_get_rewards_list_100;
+    const d = P.scale_get_reward_by_id;
+    f(`GET /v1/rewards?page_size=100 ÷ GET /v1/rewards/{id}, merchant with ${big} rewards`, sc.listVsDetailThroughput, '× req/s', { p50: l.p50, p99: l.p99, errors: l.errors + d.errors, target: '≥ 0.25', met: sc.listVsDetailThroughput >= 0.25, extraNote: `${l.rps} vs ${d.rps} req/s` });
+  }
   const wh = P.webhook_fanout;
   f(`webhook fan-out (${wh.endpoints} endpoints, events from ${wh.creates.rps} creates/s)`, wh.deliveriesPerS, 'deliveries/s', { p50: wh.lagMs.p50, p99: wh.lagMs.p99, errors: wh.expectedDeliveries - wh.deliveries + wh.duplicates, target: '≥ 1000/s', met: wh.deliveriesPerS >= 1000, extraNote: 'p50/p99 = lag from event commit to receipt, ms' });
 }

@@ -14,6 +14,7 @@ const { createPhase, fixedPhase, bulkPhase, readPhase, profilePhase } = require(
 const { ratioPhases } = require('./ratio-phases');
 const { compileReplay } = require('./replay-values');
 const { dashboardPhase } = require('./dashboard-phase');
+const { scalePhase } = require('./scale-phase');
 const { buildFigures, writeResults, renderFrom } = require('./report');
 const { seedMerchants, findFixedItem } = require('./seed');
 const { buildIfNeeded, Service, api, dropDatabase } = require('./service');
@@ -94,7 +95,10 @@ async function main() {
   // 6. The dashboard's Rewards page, on a merchant with 100,000 rewards, in Chromium
   if (wanted('dashboard')) await dashboardPhase(ctx);
 
-  // 7. Profiles (separate short passes, so the sampling profiler does not tax the measured figures)
+  // 7. Reads on a merchant with a million rewards against one with a thousand
+  if (wanted('scale')) await scalePhase(ctx);
+
+  // 8. Profiles (separate short passes, so the sampling profiler does not tax the measured figures)
   if (wanted('profile')) {
     await profilePhase(ctx, 'profile_create_1_merchant', [hot]);
     await profilePhase(ctx, 'profile_create_20_merchants', twenty);

@@ -65,7 +65,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every balance change, newest first */
+        /**
+         * Every balance change, newest first
+         * @description Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.
+         */
         get: operations["listWalletTransactions"];
         put?: never;
         post?: never;
@@ -82,7 +85,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Top-ups, newest first */
+        /**
+         * Top-ups, newest first
+         * @description Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.
+         */
         get: operations["listTopups"];
         put?: never;
         /**
@@ -184,7 +190,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rewards, newest first */
+        /**
+         * Rewards, newest first
+         * @description Page through with `page`, or walk with a cursor: `starting_after` (the last id seen) answers the older rewards, `ending_before` (the first id seen) the newer ones; `hasMore` says whether more follow in that direction.
+         */
         get: operations["listRewards"];
         put?: never;
         /**
@@ -575,6 +584,8 @@ export interface components {
              */
             total: number;
             transactions: components["schemas"]["WalletTransactionDto"][];
+            /** @description Whether more transactions follow: older ones, or newer ones when the page was asked with `ending_before`. */
+            hasMore: boolean;
         };
         CreateTopupDto: {
             /**
@@ -615,6 +626,8 @@ export interface components {
             /** Format: int64 */
             total: number;
             topups: components["schemas"]["TopupDto"][];
+            /** @description Whether more top-ups follow: older ones, or newer ones when the page was asked with `ending_before`. */
+            hasMore: boolean;
         };
         OverviewWalletDto: {
             /** Format: int64 */
@@ -915,6 +928,8 @@ export interface components {
             /** Format: int32 */
             pageSize: number;
             rewards: components["schemas"]["RewardDto"][];
+            /** @description Whether more rewards follow: older ones, or newer ones when the page was asked with `ending_before`. */
+            hasMore: boolean;
         };
         RewardResponseDto: {
             reward: components["schemas"]["RewardDto"];
@@ -1682,6 +1697,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
+                /** @description The page of items older than this one (the last id of the page seen), for walking a whole list. */
+                starting_after?: string;
+                /** @description The page of items newer than this one (the first id of the page seen), for walking back. */
+                ending_before?: string;
             };
             header?: never;
             path?: never;
@@ -1774,6 +1793,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
+                /** @description The page of items older than this one (the last id of the page seen), for walking a whole list. */
+                starting_after?: string;
+                /** @description The page of items newer than this one (the first id of the page seen), for walking back. */
+                ending_before?: string;
             };
             header?: never;
             path?: never;
@@ -2534,6 +2557,10 @@ export interface operations {
                 status?: "CREATED" | "SENT" | "OPENED" | "PARTIALLY_REDEEMED" | "REDEEMED" | "EXPIRED" | "CANCELED";
                 /** @description Only rewards with this externalId. */
                 external_id?: string;
+                /** @description The page of items older than this one (the last id of the page seen), for walking a whole list. */
+                starting_after?: string;
+                /** @description The page of items newer than this one (the first id of the page seen), for walking back. */
+                ending_before?: string;
             };
             header?: never;
             path?: never;

@@ -104,7 +104,7 @@ describe('wallet, transactions and fake top-ups over HTTP', () => {
     const third = await api.get('/v1/wallet/transactions?page=3&page_size=3');
     expect(third.body.transactions.map((x: any) => x.availableDeltaCents)).toEqual([100]);
     const beyond = await api.get('/v1/wallet/transactions?page=9&page_size=3');
-    expect(beyond.body).toEqual({ transactions: [], total: 7 });
+    expect(beyond.body).toEqual({ transactions: [], total: 7, hasMore: false });
 
     const topups = await api.get('/v1/topups?page=2&page_size=5');
     expect(topups.body.topups.map((x: any) => x.amountCents)).toEqual([200, 100]);

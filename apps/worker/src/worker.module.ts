@@ -3,6 +3,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { CatalogWorkerModule } from '@app/catalog';
 import { RewardsWorkerModule } from '@app/rewards';
 import { WebhooksWorkerModule } from '@app/webhooks';
+import { ListCountsCompactor } from './list-counts.compactor';
 
 /**
  * Queue processors and scheduled jobs. Imported only by WorkerAppModule (never by the API module);
@@ -10,5 +11,6 @@ import { WebhooksWorkerModule } from '@app/webhooks';
  */
 @Module({
   imports: [ScheduleModule.forRoot(), CatalogWorkerModule, RewardsWorkerModule, WebhooksWorkerModule],
+  providers: [ListCountsCompactor],
 })
 export class WorkerModule {}

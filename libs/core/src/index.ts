@@ -37,3 +37,6 @@ export * from './metrics/metrics-access';
 export * from './metrics/metrics-collectors';
 export * from './metrics/metrics.module';
 export * from './metrics/http-metrics.middleware';
+export * from './pagination/list-counts';
+export * from './database/read-snapshot';
+export * from './pagination/list-page';

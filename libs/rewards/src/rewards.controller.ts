@@ -81,16 +81,18 @@ export class RewardsController {
 
   @Get()
   @RequireScope('rewards:read')
-  @ApiOperation({ operationId: 'listRewards', summary: 'Rewards, newest first' })
+  @ApiOperation({
+    operationId: 'listRewards',
+    summary: 'Rewards, newest first',
+    description:
+      'Page through with `page`, or walk with a cursor: `starting_after` (the last id seen) answers the older rewards, ' +
+      '`ending_before` (the first id seen) the newer ones; `hasMore` says whether more follow in that direction.',
+  })
   @ApiErrorResponses(400)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListRewardsQueryDto): Promise<RewardListDto> {
-    const { views, total } = await this.rewards.list(principal.accountId, {
-      status: query.status,
-      externalId: query.external_id,
-      page: query.page,
-      pageSize: query.page_size,
-    });
-    return { rewards: views.map((view) => toRewardDto(view)), total, page: query.page, pageSize: query.page_size };
+    const window = { page: query.page, pageSize: query.page_size, startingAfter: query.starting_after, endingBefore: query.ending_before };
+    const { views, total, hasMore } = await this.rewards.list(principal.accountId, { status: query.status, externalId: query.external_id }, window);
+    return { rewards: views.map((view) => toRewardDto(view)), total, page: query.page, pageSize: query.page_size, hasMore };
   }
 
   @Get(':id')

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { AuditOrigin } from '@app/audit';
-import { NotFoundError, pageWindow } from '@app/core';
+import { ListWindow, NotFoundError, readListPage, readListTotals, readSnapshot } from '@app/core';
 import type { RewardView } from './dto/reward.dto';
-import { OPEN_REWARD_STATUSES, RewardEntity, RewardStatus } from './entities/reward.entity';
+import { OPEN_REWARD_STATUSES, RewardEntity } from './entities/reward.entity';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { RewardRepository } from './lifecycle/reward.repository';
 
@@ -20,28 +19,40 @@ export interface RewardStats {
 export class RewardsService {
   constructor(
     private readonly dataSource: DataSource,
-    @InjectRepository(RewardEntity) private readonly rewards: Repository<RewardEntity>,
     private readonly repository: RewardRepository,
     private readonly lifecycle: RewardLifecycle,
   ) {}
 
-  /** 404 for unknown ids and for other accounts' rewards alike. */
-  async get(accountId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<RewardView> {
-    const reward = await this.repository.find(manager, id, accountId);
-    if (!reward) throw new NotFoundError('Reward');
-    const [view] = await this.withDetails([reward], manager);
-    return view;
+  /**
+   * 404 for unknown ids and for other accounts' rewards alike. The reward, its cards and its
+   * timeline are read in one snapshot, so they show one committed state (docs/pagination.md, One snapshot).
+   */
+  async get(accountId: string, id: string, manager?: EntityManager): Promise<RewardView> {
+    const read = async (m: EntityManager) => {
+      const reward = await this.repository.find(m, id, accountId);
+      if (!reward) throw new NotFoundError('Reward');
+      const [view] = await this.withDetails([reward], m);
+      return view;
+    };
+    return manager ? read(manager) : readSnapshot(this.dataSource, read);
   }
 
-  async list(accountId: string, filters: { status?: string; externalId?: string; page: number; pageSize: number }) {
-    const { limit, offset } = pageWindow(filters.page, filters.pageSize);
-    const where = {
-      accountId,
-      ...(filters.status ? { status: filters.status as RewardStatus } : {}),
-      ...(filters.externalId !== undefined ? { externalId: filters.externalId } : {}),
-    };
-    const [rewards, total] = await this.rewards.findAndCount({ where, order: { seq: 'DESC' }, take: limit, skip: offset });
-    return { views: await this.withDetails(rewards), total };
+  /** A page of rewards, newest first, with cards, timelines and total from one snapshot (docs/pagination.md). */
+  async list(accountId: string, filters: { status?: string; externalId?: string }, window: ListWindow) {
+    return readSnapshot(this.dataSource, async (manager) => {
+      const page = await readListPage(
+        manager,
+        {
+          entity: RewardEntity,
+          accountId,
+          filters: { status: filters.status, external_id: filters.externalId },
+          countedAs: filters.externalId !== undefined ? null : filters.status ? `rewards:${filters.status}` : 'rewards',
+          order: 'seq',
+        },
+        window,
+      );
+      return { views: await this.withDetails(page.items, manager), total: page.total, hasMore: page.hasMore };
+    });
   }
 
   /** Cancels an open reward (the rules are RewardLifecycle.cancel's); the audit log records who did it. */
@@ -56,20 +67,20 @@ export class RewardsService {
     return this.get(accountId, id);
   }
 
+  /** From the kept counts (docs/pagination.md, Totals): the same cost at a thousand rewards as at a million. */
   async stats(accountId: string): Promise<RewardStats> {
-    const [row] = await this.dataSource.query(
-      `SELECT count(*)::int AS total,
-              count(*) FILTER (WHERE status = ANY($2))::int AS active,
-              count(*) FILTER (WHERE status = 'REDEEMED')::int AS redeemed,
-              (SELECT COALESCE(sum(amount_cents), 0)::bigint FROM reward_cards WHERE account_id = $1 AND status = 'ISSUED') AS issued
-         FROM rewards WHERE account_id = $1`,
-      [accountId, OPEN_REWARD_STATUSES],
-    );
-    return { totalRewards: row.total, activeRewards: row.active, redeemedRewards: row.redeemed, totalIssuedCents: Number(row.issued) };
+    const open = OPEN_REWARD_STATUSES.map((status) => `rewards:${status}`);
+    const totals = await readListTotals(this.dataSource.manager, accountId, ['rewards', 'rewards:REDEEMED', 'issued_cents', ...open]);
+    return {
+      totalRewards: totals.rewards,
+      activeRewards: open.reduce((sum, list) => sum + totals[list], 0),
+      redeemedRewards: totals['rewards:REDEEMED'],
+      totalIssuedCents: totals.issued_cents,
+    };
   }
 
   /** Cards and timelines of several rewards in two queries. */
-  private async withDetails(rewards: RewardEntity[], manager: EntityManager = this.dataSource.manager): Promise<RewardView[]> {
+  private async withDetails(rewards: RewardEntity[], manager: EntityManager): Promise<RewardView[]> {
     if (rewards.length === 0) return [];
     const ids = rewards.map((r) => r.id);
     const [cards, events] = await Promise.all([this.repository.cardsOf(manager, ids), this.repository.eventsOf(manager, ids)]);

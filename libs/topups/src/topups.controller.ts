@@ -34,10 +34,15 @@ export class TopupsController {
 
   @Get()
   @RequireScope('wallet:read')
-  @ApiOperation({ operationId: 'listTopups', summary: 'Top-ups, newest first' })
+  @ApiOperation({
+    operationId: 'listTopups',
+    summary: 'Top-ups, newest first',
+    description: 'Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.',
+  })
   @ApiErrorResponses(400)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: TopupsQueryDto): Promise<TopupListDto> {
-    const { items, total } = await this.topups.list(principal.accountId, query.page, query.page_size);
-    return { topups: items.map(toTopupDto), total };
+    const window = { page: query.page, pageSize: query.page_size, startingAfter: query.starting_after, endingBefore: query.ending_before };
+    const { items, total, hasMore } = await this.topups.list(principal.accountId, window);
+    return { topups: items.map(toTopupDto), total, hasMore };
   }
 }

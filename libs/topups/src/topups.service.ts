@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { AuditLog, AuditOrigin } from '@app/audit';
-import { APP_CONFIG, AppConfig, newId, pageWindow, recordEvent, UpstreamUnavailableError } from '@app/core';
+import { APP_CONFIG, AppConfig, ListPage, ListWindow, newId, readListPage, readSnapshot, recordEvent, UpstreamUnavailableError } from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import { TopupEntity, TopupStatus } from './entities/topup.entity';
 import { CheckoutEvent, StripeCheckout } from './payments/stripe-checkout';
@@ -100,15 +100,11 @@ export class TopupsService {
     }
   }
 
-  async list(accountId: string, page: number, pageSize: number) {
-    const { limit, offset } = pageWindow(page, pageSize);
-    const [items, total] = await this.topups.findAndCount({
-      where: { accountId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: limit,
-      skip: offset,
-    });
-    return { items, total };
+  /** A page of top-ups, newest first, and their total from the kept counts, in one snapshot (docs/pagination.md). */
+  list(accountId: string, window: ListWindow): Promise<ListPage<TopupEntity>> {
+    return readSnapshot(this.dataSource, (manager) =>
+      readListPage(manager, { entity: TopupEntity, accountId, countedAs: 'topups', order: 'created' }, window),
+    );
   }
 
   /** Locks the PENDING top-up of this session; null when another delivery already settled it. */

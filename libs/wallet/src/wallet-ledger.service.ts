@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, QueryFailedError, Repository } from 'typeorm';
-import { Condition, Cte, InsufficientFundsError, newId, NotFoundError, pageWindow, Statement } from '@app/core';
+import { DataSource, EntityManager, QueryFailedError, Repository } from 'typeorm';
+import { Condition, Cte, InsufficientFundsError, ListPage, ListWindow, newId, NotFoundError, readListPage, readSnapshot, Statement } from '@app/core';
 import { WalletTransactionEntity, WalletRelatedType, WalletTransactionKind } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
 
@@ -32,8 +32,8 @@ export class WalletLedger {
   private readonly currencies = new Map<string, string>();
 
   constructor(
+    private readonly dataSource: DataSource,
     @InjectRepository(WalletEntity) private readonly wallets: Repository<WalletEntity>,
-    @InjectRepository(WalletTransactionEntity) private readonly transactions: Repository<WalletTransactionEntity>,
   ) {}
 
   /**
@@ -108,15 +108,11 @@ export class WalletLedger {
     return wallet;
   }
 
-  async listTransactions(accountId: string, page: number, pageSize: number) {
-    const { limit, offset } = pageWindow(page, pageSize);
-    const [items, total] = await this.transactions.findAndCount({
-      where: { accountId },
-      order: { seq: 'DESC' },
-      take: limit,
-      skip: offset,
-    });
-    return { items, total };
+  /** A page of the ledger, newest first, and its total from the kept counts, in one snapshot (docs/pagination.md). */
+  listTransactions(accountId: string, window: ListWindow): Promise<ListPage<WalletTransactionEntity>> {
+    return readSnapshot(this.dataSource, (manager) =>
+      readListPage(manager, { entity: WalletTransactionEntity, accountId, countedAs: 'wallet_transactions', order: 'seq' }, window),
+    );
   }
 
   /** A movement that happens once per thing it concerns: false when it already has. */

@@ -25,13 +25,18 @@ export class WalletController {
 
   @Get('transactions')
   @RequireScope('wallet:read')
-  @ApiOperation({ operationId: 'listWalletTransactions', summary: 'Every balance change, newest first' })
+  @ApiOperation({
+    operationId: 'listWalletTransactions',
+    summary: 'Every balance change, newest first',
+    description: 'Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.',
+  })
   @ApiErrorResponses(400)
   async transactions(
     @CurrentPrincipal() principal: Principal,
     @Query() query: WalletTransactionsQueryDto,
   ): Promise<WalletTransactionListDto> {
-    const { items, total } = await this.ledger.listTransactions(principal.accountId, query.page, query.page_size);
-    return { transactions: items.map(toWalletTransactionDto), total };
+    const window = { page: query.page, pageSize: query.page_size, startingAfter: query.starting_after, endingBefore: query.ending_before };
+    const { items, total, hasMore } = await this.ledger.listTransactions(principal.accountId, window);
+    return { transactions: items.map(toWalletTransactionDto), total, hasMore };
   }
 }

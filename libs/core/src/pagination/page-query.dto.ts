@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -14,6 +14,24 @@ export class PageQueryDto {
   @Min(1)
   @Max(1_000_000)
   page: number = 1;
+}
+
+/**
+ * `page`, or a cursor: the id of an item of the list, as Stripe's lists take it
+ * (docs/pagination.md). At most one of the cursors, and no `page` beside one.
+ */
+export class CursorPageQueryDto extends PageQueryDto {
+  /** The page of items older than this one (the last id of the page seen), for walking a whole list. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  starting_after?: string;
+
+  /** The page of items newer than this one (the first id of the page seen), for walking back. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  ending_before?: string;
 }
 
 /** `page_size` of a list: an integer from 1 to 100, with the list's own default (docs/errors.md, Lists and pages). */

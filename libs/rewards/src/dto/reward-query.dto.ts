@@ -1,12 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { PageQueryDto, PageSizeQuery } from '@app/core';
+import { CursorPageQueryDto, PageSizeQuery } from '@app/core';
 import { REWARD_STATUSES } from '../entities/reward.entity';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
-export class ListRewardsQueryDto extends PageQueryDto {
+export class ListRewardsQueryDto extends CursorPageQueryDto {
   @PageSizeQuery(25)
   page_size: number = 25;
 

@@ -166,6 +166,8 @@ export class RewardListDto {
   page: number;
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 100 })
   pageSize: number;
+  /** Whether more rewards follow: older ones, or newer ones when the page was asked with `ending_before`. */
+  hasMore: boolean;
 }
 
 export class BulkResultDto {

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
-import { PageQueryDto, PageSizeQuery } from '@app/core';
+import { CursorPageQueryDto, PageSizeQuery } from '@app/core';
 import { PAYMENT_PROVIDERS, TOPUP_STATUSES, TopupEntity } from '../entities/topup.entity';
 
 export class CreateTopupDto {
@@ -48,9 +48,11 @@ export class TopupListDto {
   topups: TopupDto[];
   @ApiProperty({ type: 'integer', minimum: 0 })
   total: number;
+  /** Whether more top-ups follow: older ones, or newer ones when the page was asked with `ending_before`. */
+  hasMore: boolean;
 }
 
-export class TopupsQueryDto extends PageQueryDto {
+export class TopupsQueryDto extends CursorPageQueryDto {
   @PageSizeQuery(25)
   page_size: number = 25;
 }

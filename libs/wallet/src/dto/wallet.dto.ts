@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PageQueryDto, PageSizeQuery } from '@app/core';
+import { CursorPageQueryDto, PageSizeQuery } from '@app/core';
 import { WALLET_RELATED_TYPES, WALLET_TRANSACTION_KINDS, WalletTransactionEntity } from '../entities/wallet-transaction.entity';
 import { WalletEntity } from '../entities/wallet.entity';
 
@@ -48,9 +48,11 @@ export class WalletTransactionListDto {
   /** Number of transactions across all pages. */
   @ApiProperty({ type: 'integer', minimum: 0 })
   total: number;
+  /** Whether more transactions follow: older ones, or newer ones when the page was asked with `ending_before`. */
+  hasMore: boolean;
 }
 
-export class WalletTransactionsQueryDto extends PageQueryDto {
+export class WalletTransactionsQueryDto extends CursorPageQueryDto {
   @PageSizeQuery(50)
   page_size: number = 50;
 }

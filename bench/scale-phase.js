@@ -1,0 +1,103 @@
+'use strict';
+// Reads that must not grow with the account (docs/pagination.md): one merchant seeded in SQL with
+// BENCH_SCALE_REWARDS rewards (default 1,000,000; a quarter REDEEMED with an issued card) and one
+// with 1,000, the same reads timed on both, one request at a time (p50 of SAMPLES); then the list's
+// throughput against the detail's under load on the big merchant.
+const { STAMP, log } = require('./config');
+const { cli, api } = require('./service');
+const { readPhase } = require('./phases');
+const { round, stats } = require('./numbers');
+
+const BIG = Number(process.env.BENCH_SCALE_REWARDS || 1_000_000);
+const SMALL = 1_000;
+const CHUNK = 100_000;
+const SAMPLES = 40;
+
+/**
+ * `count` rewards for `accountId` in chunks of generate_series: statuses SENT, REDEEMED (with an
+ * ISSUED card), CANCELED and EXPIRED in turn; external ids unique (`order-<n>`), as order numbers are.
+ */
+async function seedRewards(db, accountId, tag, count) {
+  const started = Date.now();
+  for (let from = 1; from <= count; from += CHUNK) {
+    const to = Math.min(count, from + CHUNK - 1);
+    await db.query(
+      `INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email,
+                            recipient_first_name, source, external_id, brand_name, reward_name, redeemed_at, created_at)
+       SELECT 'rw_' || $2 || lpad(g::text, 8, '0'), $1, 'CHOICE', s.status, 5000, CASE WHEN s.status = 'SENT' THEN 5000 ELSE 0 END, 'USD',
+              'recipient' || g || '@example.test', 'Recipient', 'api', 'order-' || g, 'Bench brand', 'Bench card',
+              CASE WHEN s.status = 'REDEEMED' THEN now() END, now() - make_interval(secs => $4 - g)
+         FROM generate_series($3::int, $4::int) AS g
+         CROSS JOIN LATERAL (SELECT (ARRAY['SENT', 'REDEEMED', 'CANCELED', 'EXPIRED'])[1 + g % 4] AS status) AS s`,
+      [accountId, tag, from, to],
+    );
+    await db.query(
+      `INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, amount_cents, currency, status,
+                                 credentials, issued_at)
+       SELECT 'card_' || $2 || lpad(g::text, 8, '0'), 'rw_' || $2 || lpad(g::text, 8, '0'), $1, 'U-BENCH', 'Bench card', 'bench', 'Bench brand',
+              5000, 'USD', 'ISSUED', '[{"type":"code","label":"Code","value":"BENCH-0000-0000"}]', now()
+         FROM generate_series($3::int, $4::int) AS g WHERE g % 4 = 1`,
+      [accountId, tag, from, to],
+    );
+  }
+  log(`scale: seeded ${count} rewards for ${tag} in ${round((Date.now() - started) / 1000)} s`);
+}
+
+async function merchant(name) {
+  const { accountId } = await cli(['merchant:create', '--name', name, '--email', `${name.replace(/\W/g, '-')}-${STAMP}@example.test`, '--password', 'bench password 123']);
+  const { key } = await cli(['api-key:create', '--account', accountId, '--scopes', 'read,write']);
+  return { accountId, key };
+}
+
+/** p50 of one request at a time (after a warm-up), so the figure is the read's cost, not the queue's. */
+async function timed(key, path) {
+  const ms = [];
+  for (let i = 0; i < SAMPLES + 5; i++) {
+    const started = process.hrtime.bigint();
+    const res = await api(key, 'GET', path);
+    const took = Number(process.hrtime.bigint() - started) / 1e6;
+    if (res.status !== 200) throw new Error(`scale: ${path} answered ${res.status}`);
+    if (i >= 5) ms.push(took);
+  }
+  return stats(ms);
+}
+
+async function scalePhase(ctx) {
+  const big = await merchant('Bench scale big');
+  const small = await merchant('Bench scale small');
+  await seedRewards(ctx.db, big.accountId, 'big', BIG);
+  await seedRewards(ctx.db, small.accountId, 'small', SMALL);
+  // Fold the seed's count changes (the worker would within seconds) and set the visibility map, as autovacuum would.
+  while (Number((await ctx.db.query('SELECT compact_list_counts(100000) AS n')).rows[0].n) > 0);
+  await ctx.db.query('VACUUM ANALYZE rewards, reward_cards, list_counts, list_count_changes');
+
+  const deepPage = Math.min(5_000, Math.floor(BIG / 100));
+  const reads = [
+    ['list_first_page', () => '/v1/rewards?page_size=100'],
+    ['list_deep_page', (m) => `/v1/rewards?page_size=100&page=${m === big ? deepPage : Math.floor(SMALL / 100)}`],
+    ['list_status_sent', () => '/v1/rewards?page_size=100&status=SENT'],
+    ['list_external_id', (m) => `/v1/rewards?page_size=100&external_id=order-${m === big ? Math.floor(BIG / 2) : 500}`],
+    ['overview', () => '/v1/account/overview'],
+  ];
+  const figures = { seededRewards: { big: BIG, small: SMALL }, deepPage, p50Ms: {} };
+  for (const [name, path] of reads) {
+    const onBig = await timed(big.key, path(big));
+    const onSmall = await timed(small.key, path(small));
+    figures.p50Ms[name] = { big: onBig.p50, small: onSmall.p50, ratio: round(onBig.p50 / onSmall.p50, 2), bigPath: path(big) };
+    log(`scale: ${name} p50 ${onBig.p50} ms (${BIG}) vs ${onSmall.p50} ms (${SMALL})`);
+  }
+  figures.p50Ms.deep_vs_first_page_big = round(figures.p50Ms.list_deep_page.big / figures.p50Ms.list_first_page.big, 2);
+
+  // Throughput on the big merchant: the list page of 100 against one reward by id.
+  const ids = (await api(big.key, 'GET', '/v1/rewards?page_size=100')).body.rewards.map((r) => r.id);
+  await readPhase(ctx, 'scale_get_rewards_list_100', big.key, () => '/v1/rewards?page_size=100');
+  let n = 0;
+  await readPhase(ctx, 'scale_get_reward_by_id', big.key, () => `/v1/rewards/${ids[n++ % ids.length]}`);
+  const list = ctx.results.phases.scale_get_rewards_list_100;
+  const byId = ctx.results.phases.scale_get_reward_by_id;
+  figures.listVsDetailThroughput = round(list.rps / byId.rps, 2);
+  ctx.results.phases.scale_reads = figures;
+  log(`scale: list ${list.rps} req/s vs by id ${byId.rps} req/s (${figures.listVsDetailThroughput}); ${JSON.stringify(figures.p50Ms)}`);
+}
+
+module.exports = { scalePhase };

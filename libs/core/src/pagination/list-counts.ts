@@ -1,0 +1,83 @@
+import type { EntityManager } from 'typeorm';
+
+/** Seq values per coarse (level 1) and fine (level 2) count block: 2^20 and 2^12 (the list_counts migration). */
+const COARSE_BITS = 20n;
+const FINE_BITS = 12n;
+/** An offset up to this is skipped from the top of the list; beyond it, the counts place the page first. */
+export const DIRECT_SKIP_LIMIT = 4_096;
+
+/** The sum of a kept count's rows and its not yet folded changes, at one level, per block, newest block first. */
+function levelSql(blockRange: string): string {
+  return `SELECT block, sum(n) AS n FROM (
+       SELECT block, n FROM list_counts WHERE account_id = $1 AND list = $2 AND level = $3 ${blockRange}
+       UNION ALL
+       SELECT block, n FROM list_count_changes WHERE account_id = $1 AND list = $2 AND level = $3 ${blockRange}
+     ) AS counted GROUP BY block HAVING sum(n) <> 0 ORDER BY block DESC`;
+}
+
+/**
+ * Kept counts of an account (docs/pagination.md, Totals): list name (`rewards`, `rewards:<status>`,
+ * `wallet_transactions`, `topups`, or the sum `issued_cents`) → total, without counting rows. Lists
+ * never written are 0. Read them in the same snapshot as the page they describe.
+ */
+export async function readListTotals(manager: EntityManager, accountId: string, lists: string[]): Promise<Record<string, number>> {
+  const rows: { list: string; n: string }[] = await manager.query(
+    `SELECT list, sum(n) AS n FROM (
+       SELECT list, n FROM list_counts WHERE account_id = $1 AND list = ANY($2) AND level = 0
+       UNION ALL
+       SELECT list, n FROM list_count_changes WHERE account_id = $1 AND list = ANY($2) AND level = 0
+     ) AS counted GROUP BY list`,
+    [accountId, lists],
+  );
+  const totals: Record<string, number> = Object.fromEntries(lists.map((list) => [list, 0]));
+  for (const row of rows) totals[row.list] = Number(row.n);
+  return totals;
+}
+
+/** Walks blocks newest first until the one holding row number `offset`; how many rows come before it. */
+function within(rows: { block: string; n: string }[], offset: number): { block: bigint; passed: number } | null {
+  let passed = 0;
+  for (const row of rows) {
+    const n = Number(row.n);
+    if (passed + n > offset) return { block: BigInt(row.block), passed };
+    passed += n;
+  }
+  return null;
+}
+
+/**
+ * Where row number `offset` (0-based, newest first) of a seq-ordered list lies: in the fine block
+ * of seq values [`from`, `before`), after skipping `skip` rows of it (null bounds: from the top of
+ * the list, `skip` at most 4,096), so the skip is bounded by 4,096 seq values whichever index the
+ * planner walks (docs/pagination.md, Deep pages). Null past the end.
+ */
+export async function locateOffset(
+  manager: EntityManager,
+  accountId: string,
+  list: string,
+  offset: number,
+  total: number,
+): Promise<{ from: string | null; before: string | null; skip: number } | null> {
+  if (offset >= total) return null;
+  if (offset <= DIRECT_SKIP_LIMIT) return { from: null, before: null, skip: offset };
+  const coarse = within(await manager.query(levelSql(''), [accountId, list, 1]), offset);
+  if (!coarse) return null;
+  const first = coarse.block << (COARSE_BITS - FINE_BITS);
+  const last = ((coarse.block + 1n) << (COARSE_BITS - FINE_BITS)) - 1n;
+  const fine = within(
+    await manager.query(levelSql('AND block BETWEEN $4 AND $5'), [accountId, list, 2, first.toString(), last.toString()]),
+    offset - coarse.passed,
+  );
+  if (!fine) return null;
+  return {
+    from: (fine.block << FINE_BITS).toString(),
+    before: ((fine.block + 1n) << FINE_BITS).toString(),
+    skip: offset - coarse.passed - fine.passed,
+  };
+}
+
+/** Folds pending count changes into list_counts, `maxRows` at a time; returns how many it folded. */
+export async function compactListCounts(manager: EntityManager, maxRows = 10_000): Promise<number> {
+  const [row]: { folded: string }[] = await manager.query(`SELECT compact_list_counts($1) AS folded`, [maxRows]);
+  return Number(row.folded);
+}
