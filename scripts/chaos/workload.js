@@ -263,7 +263,7 @@ class Workload {
 async function loadCatalog(api, merchant) {
   const res = await request(`${api}/v1/catalog?currency=USD`, { headers: { authorization: `Bearer ${merchant.key}` } });
   if (res.status !== 200) throw new Error(`catalog: ${res.status} ${JSON.stringify(res.body)}`);
-  const items = res.body.brands.flatMap((b) => b.items.map((i) => ({ ...i, brandKey: b.brandKey })));
+  const items = res.body.brands.flatMap((b) => b.items.map((i) => ({ ...i, brandKey: b.brandKey }))).filter((i) => i.currencyCode === 'USD');
   const fixed = items.find((i) => i.brandKey !== 'test-failure' && i.valueType === 'FIXED_VALUE');
   const failingItem = items.find((i) => i.brandKey === 'test-failure');
   const variable = items.find((i) => i.brandKey !== 'test-failure' && i.valueType === 'VARIABLE_VALUE' && i.minValue <= 10 && i.maxValue >= 30);
