@@ -54,10 +54,23 @@ class Postgres {
     this.running = false;
   }
 
-  run(tool, args, options = {}) {
+  command(tool, args) {
     const file = path.join(this.bin, tool);
-    const [cmd, argv] = this.asRoot ? ['runuser', ['-u', 'postgres', '--', file, ...args]] : [file, args];
-    return execFileSync(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, ...options });
+    return this.asRoot ? ['runuser', ['-u', 'postgres', '--', file, ...args]] : [file, args];
+  }
+
+  /** Synchronous: for initdb and the process 'exit' handler. */
+  run(tool, args) {
+    const [cmd, argv] = this.command(tool, args);
+    return execFileSync(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  }
+
+  /** Asynchronous, so the run's own servers (SMTP sink, webhook receiver) keep answering meanwhile. */
+  runAsync(tool, args) {
+    const [cmd, argv] = this.command(tool, args);
+    return new Promise((resolve, reject) => {
+      execFile(cmd, argv, { timeout: 60_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${tool}: ${stderr || error.message}`)) : resolve(stdout)));
+    });
   }
 
   async init() {
@@ -75,26 +88,26 @@ class Postgres {
     this.adminUrl = `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
 
-  start() {
+  async start() {
     // fsync=off saves the shared disk; a crash of the server (not of the machine) loses nothing with it,
     // since every commit is written to the OS before it returns (synchronous_commit stays on).
     const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off`;
-    this.run('pg_ctl', ['-D', this.dir, '-l', this.logFile, '-o', options, '-w', '-t', '60', 'start']);
+    await this.runAsync('pg_ctl', ['-D', this.dir, '-l', this.logFile, '-o', options, '-w', '-t', '60', 'start']);
     this.running = true;
   }
 
   /** `-m immediate`: the server processes quit without a checkpoint, as in a crash; the next start recovers from WAL. */
-  crash() {
-    this.run('pg_ctl', ['-D', this.dir, '-m', 'immediate', '-w', 'stop']);
+  async crash() {
+    await this.runAsync('pg_ctl', ['-D', this.dir, '-m', 'immediate', '-w', 'stop']);
     this.running = false;
   }
 
-  stop() {
+  async stop() {
     if (!fs.existsSync(path.join(this.dir, 'postmaster.pid'))) return;
     try {
-      this.run('pg_ctl', ['-D', this.dir, '-m', 'fast', '-w', '-t', '20', 'stop']);
+      await this.runAsync('pg_ctl', ['-D', this.dir, '-m', 'fast', '-w', '-t', '20', 'stop']);
     } catch {
-      this.run('pg_ctl', ['-D', this.dir, '-m', 'immediate', '-w', 'stop']);
+      await this.runAsync('pg_ctl', ['-D', this.dir, '-m', 'immediate', '-w', 'stop']);
     }
     this.running = false;
   }
@@ -245,7 +258,7 @@ class Cluster {
   async start({ smtpUrl }) {
     log(`temporary folder ${this.tmp}`);
     await this.pg.init();
-    this.pg.start();
+    await this.pg.start();
     log(`PostgreSQL ${path.basename(path.dirname(this.pg.bin))} on port ${this.pg.port}`);
     this.redis = new Redis(this.tmp, await freePort());
     await this.redis.start();
@@ -314,7 +327,7 @@ class Cluster {
     this.stopped = true;
     await Promise.all(this.children.map((c) => c.stop().catch(() => c.killNow())));
     try {
-      this.pg.stop();
+      await this.pg.stop();
     } catch (error) {
       log(`stopping PostgreSQL: ${error.message}`);
     }

@@ -38,10 +38,10 @@ const FAULTS = {
     title: 'PostgreSQL crash 10 s',
     downMs: 10_000,
     async inject({ cluster }) {
-      cluster.pg.crash();
+      await cluster.pg.crash();
     },
     async restore({ cluster }) {
-      cluster.pg.start();
+      await cluster.pg.start();
     },
   },
   'receiver-down': {
@@ -63,12 +63,12 @@ const FAULTS = {
       cluster.apis[1].kill9();
       cluster.redis.kill9();
       await receiver.stop();
-      cluster.pg.crash();
+      await cluster.pg.crash();
     },
     async restore(ctx) {
       const { cluster, receiver } = ctx;
       // The stores first: a process started without them stops at once.
-      cluster.pg.start();
+      await cluster.pg.start();
       await cluster.redis.start();
       await Promise.all([cluster.apis[1].start(), cluster.workers[1].start(), receiver.start(receiver.port)]);
     },

@@ -3,7 +3,6 @@ import { catalogPicks, choiceReward, fixedReward, fund, recipient } from '../sup
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 // The chaos run's SQL audit (scripts/chaos/audit.js, plain JavaScript run by `npm run chaos`).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const audit = require('../../scripts/chaos/audit');
 
 /**
