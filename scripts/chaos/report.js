@@ -48,7 +48,8 @@ function observations(recorder, phase, crashes) {
   const during = attemptsIn(recorder, phase.faultAt, phase.restoredAt);
   const single = phase.name !== 'combined';
   if (single && (phase.recoveryMs === null || phase.recoveryMs > RECOVERY_TARGET_MS)) {
-    const left = phase.backlogAtBound ? `; still waiting then: ${Object.entries(phase.backlogAtBound).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')}` : '';
+    const waiting = phase.backlogAtBound ? Object.entries(phase.backlogAtBound).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`) : [];
+    const left = phase.recoveryMs === null ? `; at the bound ${waiting.length ? `still waiting: ${waiting.join(', ')}` : 'requests were still failing'}` : '';
     found.push(`recovery ${phase.recoveryMs === null ? `> ${phase.recoveryBoundMs / 1000} s` : `${(phase.recoveryMs / 1000).toFixed(1)} s`} (target < ${RECOVERY_TARGET_MS / 1000} s)${left}`);
   }
   const gaveUp = recorder.operations.filter((o) => o.end >= phase.from && o.end < phase.to && o.outcome === 'gave_up').length;
