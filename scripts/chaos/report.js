@@ -57,9 +57,12 @@ function observations(recorder, phase, crashes) {
   if (phase.name === 'redis-down' || phase.name === 'postgres-crash') {
     const bad = during.filter((a) => !GOOD.has(a.kind) && !(a.kind === 'http_503' && a.ms < FAST_503_MS && a.retryAfter !== null));
     if (bad.length > 0) {
+      const byOp = {};
+      for (const a of bad) byOp[a.op] = (byOp[a.op] || 0) + 1;
       const kinds = Object.entries(errorsByKind(bad)).map(([k, n]) => `${k} ${n}`).join(', ');
+      const ops = Object.entries(byOp).map(([k, n]) => `${k} ${n}`).join(', ');
       const slowest = bad.reduce((m, a) => Math.max(m, a.ms), 0);
-      found.push(`while down: ${bad.length} answer(s) neither 2xx nor a 503 with Retry-After in < ${FAST_503_MS} ms (${kinds}; slowest ${slowest} ms)`);
+      found.push(`while down: ${bad.length} answer(s) neither 2xx nor a 503 with Retry-After in < ${FAST_503_MS} ms (${kinds}; slowest ${slowest} ms; by operation: ${ops})`);
     }
   }
   if (phase.name === 'redis-down') {
