@@ -333,12 +333,17 @@ class Cluster {
     }
     if (this.keep) log(`kept ${this.tmp} (logs, data folder)`);
     else fs.rmSync(this.tmp, { recursive: true, force: true });
+    this.finished = true;
   }
 
-  /** For the process 'exit' handler: nothing asynchronous can run there. */
+  /**
+   * For the process 'exit' handler, where nothing asynchronous can run: also when an orderly stopAll
+   * was cut short (a second Ctrl-C, an exception while stopping).
+   */
   stopAllNow() {
-    if (this.stopped) return;
+    if (this.finished) return;
     this.stopped = true;
+    this.finished = true;
     for (const c of this.children) c.killNow();
     try {
       this.pg.run('pg_ctl', ['-D', this.pg.dir, '-m', 'immediate', '-w', 'stop']);

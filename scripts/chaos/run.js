@@ -8,6 +8,7 @@
 //   npm run chaos -- --short       three faults (about 5 minutes)
 //   --faults=redis-down,api-kill   these faults only        --strict   availability findings fail the run too
 //   --keep                         keep the temporary folder (logs, data) afterwards
+//   --rate=3                       operations a second, all clients together
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 const { Cluster } = require('./cluster');
@@ -22,9 +23,9 @@ const { Workload, loadCatalog } = require('./workload');
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
 const option = (name) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-const unknown = args.filter((a) => !/^--(short|strict|keep|faults=.+)$/.test(a));
+const unknown = args.filter((a) => !/^--(short|strict|keep|faults=.+|rate=\d+(\.\d+)?)$/.test(a));
 if (unknown.length > 0) {
-  process.stderr.write(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run chaos [-- --short] [--strict] [--keep] [--faults=a,b]\n`);
+  process.stderr.write(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run chaos [-- --short] [--strict] [--keep] [--faults=a,b] [--rate=N]\n`);
   process.exit(2);
 }
 
@@ -33,6 +34,9 @@ const SETTINGS = {
   faults: faultList(option('faults') ? option('faults').split(',') : SHORT_RUN ? SHORT : LONG),
   merchants: SHORT_RUN ? 4 : 8,
   users: SHORT_RUN ? 6 : 10,
+  // Operations a second, all clients together. The run measures recovery, not capacity: the rate must
+  // leave the service (and a busy machine) room to work off a backlog.
+  rate: Number(option('rate') ?? 3),
   baselineMs: SHORT_RUN ? 10_000 : 20_000,
   // How long a fault may take to settle before the run moves on (its recovery is then "> bound").
   settleBoundMs: SHORT_RUN ? 60_000 : 180_000,
@@ -50,6 +54,10 @@ function cleanup() {
   return cleaning;
 }
 process.on('exit', () => cluster && cluster.stopAllNow());
+process.on('uncaughtException', (error) => {
+  log(`chaos run failed: ${error.stack || error.message}`);
+  process.exit(2);
+});
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     log(`${signal}: stopping everything`);
@@ -113,10 +121,10 @@ async function main() {
   log(`seeding ${SETTINGS.merchants} merchants (CLI, webhook endpoint, top-up)`);
   const { merchants, endpoints } = await seed(cluster, receiver, apis[0]);
   const catalog = await loadCatalog(apis[0], merchants[0]);
-  const workload = new Workload({ apis, merchants, catalog, users: SETTINGS.users });
+  const workload = new Workload({ apis, merchants, catalog, users: SETTINGS.users, rate: SETTINGS.rate });
   const ctx = { cluster, receiver };
   workload.start();
-  log(`workload: ${SETTINGS.users} clients; baseline ${SETTINGS.baselineMs / 1000} s`);
+  log(`workload: ${SETTINGS.users} clients, ${SETTINGS.rate} operations/s; baseline ${SETTINGS.baselineMs / 1000} s`);
 
   const phases = [];
   const baselineFrom = Date.now();

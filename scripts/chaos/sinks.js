@@ -29,6 +29,8 @@ class SmtpSink {
         });
       },
     });
+    // A killed worker resets its SMTP connections; that is the sender's problem, not the sink's.
+    this.server.on('error', () => {});
     await new Promise((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     return `smtp://127.0.0.1:${this.server.server.address().port}`;
   }
@@ -53,6 +55,7 @@ class WebhookReceiver {
 
   async start(port = 0) {
     this.server = http.createServer((req, res) => this.handle(req, res));
+    this.server.on('clientError', (_error, socket) => socket.destroy());
     this.server.keepAliveTimeout = 5_000;
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);

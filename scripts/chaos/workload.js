@@ -105,11 +105,13 @@ class Knowledge {
 }
 
 class Workload {
-  constructor({ apis, merchants, catalog, users }) {
+  /** @param rate operations a second over all users: a paced open loop, so the service has headroom to recover */
+  constructor({ apis, merchants, catalog, users, rate }) {
     this.apis = apis;
     this.merchants = merchants;
     this.catalog = catalog;
     this.users = users;
+    this.intervalMs = (users / rate) * 1000;
     this.recorder = new Recorder();
     this.knowledge = new Knowledge();
     this.running = false;
@@ -136,7 +138,12 @@ class Workload {
     // Half the users prefer the first API, half the second, so killing one API hits half the clients.
     const client = new Client(i % 2 === 0 ? this.apis : [...this.apis].reverse(), this.recorder);
     const state = { choice: [], recent: [] };
+    let next = Date.now() + Math.random() * this.intervalMs;
     while (this.running) {
+      // An operation stuck in retries delays this user's next ones; it never makes a burst later.
+      await sleep(Math.max(0, next - Date.now()));
+      next = Math.max(next, Date.now()) + this.intervalMs * (0.5 + Math.random());
+      if (!this.running) break;
       const op = choose([
         ['fixed', 3],
         ['choice', 3],
@@ -152,7 +159,6 @@ class Workload {
         log(`workload ${op}: ${error.stack || error.message}`);
         await sleep(1000);
       }
-      await sleep(50 + Math.random() * 100);
     }
   }
 
