@@ -5,7 +5,6 @@ const { RETRYABLE } = require('./workload');
 
 const GOOD = new Set(['ok', 'replayed', 'rejected']);
 const FAST_503_MS = 100;
-const SLOW_AFTER_REDIS_MS = 3_000;
 const RECOVERY_TARGET_MS = 30_000;
 
 /** Attempts that started in [from, to). */
@@ -19,10 +18,16 @@ function errorsByKind(attempts) {
   return counts;
 }
 
-/** When requests succeeded again: the end of the last failed attempt that started after `from`. */
-function lastFailureEnd(recorder, from, to) {
+/** An attempt that failed, or that succeeded only after this long, is not yet a recovered service. */
+const SLOW_MS = 3_000;
+
+/**
+ * When requests were fine again: the end of the last attempt started in [from, to) that failed or was
+ * slow (over SLOW_MS).
+ */
+function lastTroubleEnd(recorder, from, to) {
   let last = null;
-  for (const a of attemptsIn(recorder, from, to)) if (RETRYABLE.has(a.kind) && (last === null || a.end > last)) last = a.end;
+  for (const a of attemptsIn(recorder, from, to)) if ((RETRYABLE.has(a.kind) || a.ms > SLOW_MS) && (last === null || a.end > last)) last = a.end;
   return last;
 }
 
@@ -66,8 +71,8 @@ function observations(recorder, phase, crashes) {
     }
   }
   if (phase.name === 'redis-down') {
-    const after = attemptsIn(recorder, phase.restoredAt, phase.restoredAt + 60_000).filter((a) => a.ms > SLOW_AFTER_REDIS_MS);
-    if (after.length > 0) found.push(`after Redis returned: ${after.length} request(s) took > ${SLOW_AFTER_REDIS_MS / 1000} s (slowest ${Math.max(...after.map((a) => a.ms))} ms)`);
+    const after = attemptsIn(recorder, phase.restoredAt, phase.restoredAt + 60_000).filter((a) => a.ms > SLOW_MS);
+    if (after.length > 0) found.push(`after Redis returned: ${after.length} request(s) took > ${SLOW_MS / 1000} s (slowest ${Math.max(...after.map((a) => a.ms))} ms)`);
   }
   for (const c of crashes.filter((c) => c.at >= phase.from && c.at < phase.to)) found.push(`${c.name} died on its own (${c.how})`);
   return found;
@@ -96,4 +101,4 @@ function table(rows) {
   return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
 }
 
-module.exports = { phaseRow, observations, table, lastFailureEnd, RECOVERY_TARGET_MS };
+module.exports = { phaseRow, observations, table, lastTroubleEnd, SLOW_MS, RECOVERY_TARGET_MS };

@@ -15,7 +15,7 @@ const { Cluster } = require('./cluster');
 const { Db, backlogBefore, waitDrained, backlogTotal, snapshotChecks, finalChecks } = require('./audit');
 const { LONG, SHORT, faultList, inject } = require('./faults');
 const { request } = require('./http');
-const { phaseRow, observations, table, lastFailureEnd } = require('./report');
+const { phaseRow, observations, table, lastTroubleEnd, SLOW_MS } = require('./report');
 const { SmtpSink, WebhookReceiver } = require('./sinks');
 const { ROOT, log, sleep } = require('./util');
 const { Workload, loadCatalog } = require('./workload');
@@ -95,8 +95,11 @@ async function settle(db, workload, phase) {
   const deadline = phase.restoredAt + SETTINGS.settleBoundMs;
   let drainedAt = null;
   while (Date.now() < deadline) {
-    const lastFail = lastFailureEnd(workload.recorder, phase.faultAt, Date.now());
-    const requestsOk = lastFail === null || Date.now() - lastFail > 3_000;
+    const now = Date.now();
+    const lastFail = lastTroubleEnd(workload.recorder, phase.faultAt, now);
+    // An attempt still waiting past SLOW_MS may yet fail: not recovered while one does.
+    const oldest = workload.recorder.oldestInflight();
+    const requestsOk = (oldest === null || now - oldest < SLOW_MS) && (lastFail === null || now - lastFail > 3_000);
     if (drainedAt === null && backlogTotal(await backlogBefore(db, phase.restoredAt)) === 0) drainedAt = Date.now();
     if (requestsOk && drainedAt !== null) {
       return Math.max(lastFail ?? phase.restoredAt, drainedAt) - phase.restoredAt;

@@ -29,6 +29,15 @@ class Recorder {
   constructor() {
     this.attempts = []; // {start, end, op, kind, ms, api, retryAfter}
     this.operations = []; // {op, start, end, outcome, attempts}
+    this.inflight = new Map(); // attempt number -> start, while it waits for its answer
+    this.seq = 0;
+  }
+
+  /** Start of the oldest attempt still waiting for an answer, or null. */
+  oldestInflight() {
+    let oldest = null;
+    for (const start of this.inflight.values()) if (oldest === null || start < oldest) oldest = start;
+    return oldest;
   }
 }
 
@@ -53,11 +62,15 @@ class Client {
       const t = Date.now();
       let res = null;
       let kind;
+      const id = ++this.recorder.seq;
+      this.recorder.inflight.set(id, t);
       try {
         res = await request(`${api}${path}`, { method, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS });
         kind = kindOf(res, expected4xx);
       } catch (error) {
         kind = error.kind || 'network';
+      } finally {
+        this.recorder.inflight.delete(id);
       }
       const end = Date.now();
       const retryAfter = res && res.headers['retry-after'] !== undefined ? Number(res.headers['retry-after']) : null;
