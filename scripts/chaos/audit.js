@@ -23,18 +23,21 @@ class Db {
   }
 }
 
-/** Work created before `before` that is still not done; null when the database does not answer. */
-async function backlogBefore(db, before) {
+/**
+ * Work created in [after, before) that is still not done; null when the database does not answer.
+ * `after` keeps what an earlier fault left stuck out of a later fault's figures.
+ */
+async function backlogBefore(db, before, after = 0) {
   try {
     const [row] = await db.query(
       `SELECT
-         (SELECT count(*) FROM mail_jobs WHERE status = 'PENDING' AND created_at < $1)::int AS mail,
-         (SELECT count(*) FROM reward_cards WHERE status = 'PENDING' AND created_at < $1)::int AS cards,
-         (SELECT count(*) FROM events WHERE dispatched_at IS NULL AND created_at < $1)::int AS events,
+         (SELECT count(*) FROM mail_jobs WHERE status = 'PENDING' AND created_at < $1 AND created_at >= $2)::int AS mail,
+         (SELECT count(*) FROM reward_cards WHERE status = 'PENDING' AND created_at < $1 AND created_at >= $2)::int AS cards,
+         (SELECT count(*) FROM events WHERE dispatched_at IS NULL AND created_at < $1 AND created_at >= $2)::int AS events,
          (SELECT count(*) FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-           WHERE d.status = 'PENDING' AND e.created_at < $1)::int AS deliveries,
-         (SELECT count(*) FROM rewards WHERE status IN ${OPEN} AND expires_at < $1)::int AS expiries`,
-      [new Date(before).toISOString()],
+           WHERE d.status = 'PENDING' AND e.created_at < $1 AND e.created_at >= $2)::int AS deliveries,
+         (SELECT count(*) FROM rewards WHERE status IN ${OPEN} AND expires_at < $1 AND expires_at >= $2)::int AS expiries`,
+      [new Date(before).toISOString(), new Date(after).toISOString()],
     );
     return row;
   } catch {

@@ -100,13 +100,13 @@ async function settle(db, workload, phase) {
     // An attempt still waiting past SLOW_MS may yet fail: not recovered while one does.
     const oldest = workload.recorder.oldestInflight();
     const requestsOk = (oldest === null || now - oldest < SLOW_MS) && (lastFail === null || now - lastFail > 3_000);
-    if (drainedAt === null && backlogTotal(await backlogBefore(db, phase.restoredAt)) === 0) drainedAt = Date.now();
+    if (drainedAt === null && backlogTotal(await backlogBefore(db, phase.restoredAt, phase.since)) === 0) drainedAt = Date.now();
     if (requestsOk && drainedAt !== null) {
       return Math.max(lastFail ?? phase.restoredAt, drainedAt) - phase.restoredAt;
     }
     await sleep(500);
   }
-  phase.backlogAtBound = await backlogBefore(db, phase.restoredAt);
+  phase.backlogAtBound = await backlogBefore(db, phase.restoredAt, phase.since);
   return null;
 }
 
@@ -137,6 +137,9 @@ async function main() {
   for (const fault of SETTINGS.faults) {
     const phase = { name: fault.name, title: fault.title, from: Date.now(), recoveryBoundMs: SETTINGS.settleBoundMs };
     phase.faultAt = Date.now();
+    // The work this fault can have hit: what was created from shortly before it on. Anything older
+    // that an earlier fault left stuck counts against that fault, and in the final audit.
+    phase.since = phase.faultAt - 30_000;
     await inject(fault, ctx);
     await sleep(fault.downMs);
     await fault.restore(ctx);
