@@ -90,6 +90,8 @@ async function seed(cluster, receiver, api) {
   return { merchants, endpoints };
 }
 
+const STABLE_MS = 10_000;
+
 /** Waits until requests succeed again and the work from before `restoredAt` is done, within the bound. */
 async function settle(db, workload, phase) {
   const deadline = phase.restoredAt + SETTINGS.settleBoundMs;
@@ -99,9 +101,12 @@ async function settle(db, workload, phase) {
     const lastFail = lastTroubleEnd(workload.recorder, phase.faultAt, now);
     // An attempt still waiting past SLOW_MS may yet fail: not recovered while one does.
     const oldest = workload.recorder.oldestInflight();
-    const requestsOk = (oldest === null || now - oldest < SLOW_MS) && (lastFail === null || now - lastFail > 3_000);
+    // Requests must stay fine for STABLE_MS: a client stack reconnecting with back-off can start to hang
+    // a few seconds after the store came back.
+    const requestsOk = (oldest === null || now - oldest < SLOW_MS) && now - (lastFail ?? phase.restoredAt) >= STABLE_MS;
     if (drainedAt === null && backlogTotal(await backlogBefore(db, phase.restoredAt, phase.since)) === 0) drainedAt = Date.now();
     if (requestsOk && drainedAt !== null) {
+      phase.drainedAt = drainedAt;
       return Math.max(lastFail ?? phase.restoredAt, drainedAt) - phase.restoredAt;
     }
     await sleep(500);
@@ -169,6 +174,11 @@ async function main() {
   await sink.stop();
   await receiver.stop();
 
+  // Attempts that were still in flight when a phase settled are all recorded now: take them into account.
+  for (const p of phases.filter((p) => p.recoveryMs !== undefined && p.recoveryMs !== null)) {
+    const lastFail = lastTroubleEnd(workload.recorder, p.faultAt, p.to);
+    p.recoveryMs = Math.max(lastFail ?? p.restoredAt, p.drainedAt) - p.restoredAt;
+  }
   const rows = phases.map((p) => phaseRow(workload.recorder, p));
   const findings = phases.filter((p) => p.faultAt).flatMap((p) => observations(workload.recorder, p, cluster.crashes).map((f) => `${p.title}: ${f}`));
   const out = [];
