@@ -149,10 +149,14 @@ export class AttemptRecorder {
        )
        UPDATE webhook_deliveries d
           SET next_attempt_at = GREATEST(clock_timestamp(), COALESCE(d.retry_not_before, '-infinity'))
-         FROM recovered r
-        WHERE d.endpoint_id = r.id AND d.status = 'PENDING' AND d.leased_until IS NULL
-          AND d.next_attempt_at > clock_timestamp()
-          AND (d.retry_not_before IS NULL OR d.retry_not_before < d.next_attempt_at)
+        WHERE d.id IN (
+                -- SKIP LOCKED: a row locked now is being claimed or recorded, so it is not waiting for a back-off;
+                -- and never waiting here means never deadlocking with a recorder that holds a delivery and wants the endpoint.
+                SELECT id FROM webhook_deliveries
+                 WHERE endpoint_id IN (SELECT id FROM recovered) AND status = 'PENDING' AND leased_until IS NULL
+                   AND next_attempt_at > clock_timestamp()
+                   AND (retry_not_before IS NULL OR retry_not_before < next_attempt_at)
+                   FOR UPDATE SKIP LOCKED)
        RETURNING d.endpoint_id`,
       [endpointIds],
     )) as [{ endpoint_id: string }[], number];

@@ -109,7 +109,10 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
             SET next_attempt_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000),
                 leased_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000)
            FROM unnest($1::text[], $2::int[]) AS u(id, attempt)
-          WHERE d.id = u.id AND d.attempts = u.attempt AND d.status = 'PENDING' AND d.leased_until IS NOT NULL`,
+          WHERE d.id = u.id AND d.attempts = u.attempt AND d.status = 'PENDING' AND d.leased_until IS NOT NULL
+            -- A row locked now is being recorded (its lease is ending anyway): skipped, so a renewal never waits
+            -- on, or deadlocks with, the recorder's write of the same rows in another order.
+            AND d.id IN (SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) FOR UPDATE SKIP LOCKED)`,
         [ids, ids.map((id) => this.held.get(id)!), DELIVERY_LEASE_MS],
       );
     } catch (error) {
