@@ -31,7 +31,8 @@ export class HealthController {
   async ready(@Res({ passthrough: true }) response: Response) {
     const [postgres, redis] = await Promise.all([
       withTimeout(this.dataSource.query('SELECT 1').then(() => 'ok' as const)),
-      withTimeout(this.redis.ping().then(() => 'ok' as const)),
+      // Just after start the connection may not be up yet: wait for it (within the check's time) rather than say "down".
+      withTimeout(this.redis.connected.then(() => this.redis.ping()).then(() => 'ok' as const)),
     ]);
     const ready = postgres === 'ok';
     response.status(ready ? 200 : 503);

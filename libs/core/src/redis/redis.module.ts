@@ -17,6 +17,8 @@ export const REDIS_COMMAND_TIMEOUT_MS = 500;
 @Injectable()
 export class RedisClient extends Redis implements OnApplicationShutdown {
   private readonly prefix: string;
+  /** Resolves once the first connection is up (commands before it fail at once, as while Redis is away). */
+  readonly connected: Promise<void>;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     super({
@@ -29,6 +31,7 @@ export class RedisClient extends Redis implements OnApplicationShutdown {
     this.prefix = config.queuePrefix;
     // Without a listener an unreachable Redis is an unhandled 'error' event per reconnect attempt.
     this.on('error', () => undefined);
+    this.connected = new Promise((resolve) => this.once('ready', () => resolve()));
   }
 
   /** Namespaces a key under QUEUE_PREFIX so several instances or test runs can share one Redis. */
