@@ -90,7 +90,7 @@ describe('webhook delivery in batches', () => {
     // The dying worker: it claims the batch, then sends nothing and records nothing.
     const claimed = await worker.app.get(WebhookDeliverer).claim(endpointId, 10);
     expect(claimed.sendable.map((d) => d.id).sort()).toEqual(ids);
-    const leased = (await db.query(`SELECT attempts, next_attempt_at > clock_timestamp() + interval '30 seconds' AS leased FROM webhook_deliveries WHERE endpoint_id = $1`, [endpointId])) as { attempts: number; leased: boolean }[];
+    const leased = (await db.query(`SELECT attempts, (leased_until IS NOT NULL AND next_attempt_at > clock_timestamp() + interval '5 seconds') AS leased FROM webhook_deliveries WHERE endpoint_id = $1`, [endpointId])) as { attempts: number; leased: boolean }[];
     expect(leased.every((d) => d.attempts === 1 && d.leased)).toBe(true);
 
     // While leased, nobody sends them, even when asked to.

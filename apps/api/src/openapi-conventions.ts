@@ -83,7 +83,13 @@ export function applyContractConventions(document: OpenAPIObject): OpenAPIObject
       }
 
       responses['500'] ??= errorResponse('Unexpected failure: `error: internal` with a `requestId` that finds it in the logs.');
-      responses.default ??= errorResponse('Any other failure, e.g. 503 with `Retry-After` while PostgreSQL or Redis is unreachable.');
+      // The error filter's answer while PostgreSQL (or something else the request needs) is unreachable
+      // (docs/operations.md, Degraded modes): clients retry after Retry-After.
+      responses['503'] ??= errorResponse(
+        'Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one.',
+      );
+      addHeaders(responses['503'], ['Retry-After']);
+      responses.default ??= errorResponse('Any other failure.');
     }
   }
   // Every tag an operation uses is declared, in the order first used.

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { RedisClient } from '@app/core';
+import { Injectable, Logger } from '@nestjs/common';
+import { RedisClient, rateLimitFallbacks } from '@app/core';
+import { LocalRateLimits } from './local-rate-limits';
 
 export interface RateLimitState {
   allowed: boolean;
@@ -32,10 +33,18 @@ type Scripted = RedisClient & {
 /**
  * Fixed-window counters in Redis, shared by every instance, so a limit holds however many API
  * processes run. Keys live under QUEUE_PREFIX. Scripts go by their SHA (EVALSHA), not their text.
+ *
+ * While Redis cannot be reached (a command fails at once when disconnected, or times out), every
+ * limit is counted in this process instead (LocalRateLimits): requests keep being answered, with
+ * per-process limits, rather than failing. Logged once per outage and counted in
+ * `rate_limit_fallback_total` (docs/operations.md, Degraded modes).
  */
 @Injectable()
 export class RateLimiter {
+  private readonly logger = new Logger(RateLimiter.name);
   private readonly redis: Scripted;
+  private readonly local = new LocalRateLimits();
+  private degraded = false;
 
   constructor(redis: RedisClient) {
     redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
@@ -45,7 +54,11 @@ export class RateLimiter {
 
   /** Counts one event against `bucket/subject` and says whether it is within `limit` per window. */
   async hit(bucket: string, subject: string, limit: number, windowMs = 60_000): Promise<RateLimitState> {
-    const [count, ttl] = await this.redis.rateLimitHit(this.key(bucket, subject), windowMs);
+    const key = this.key(bucket, subject);
+    const [count, ttl] = await this.orLocally(
+      () => this.redis.rateLimitHit(key, windowMs),
+      () => this.local.hit(key, windowMs),
+    );
     return this.state(count, ttl, limit, windowMs);
   }
 
@@ -60,11 +73,14 @@ export class RateLimiter {
     limit: number,
     windowMs = 60_000,
   ): Promise<{ blocked: RateLimitState | null; usage: RateLimitState | null }> {
-    const [count, ttl] = await this.redis.rateLimitHitUnlessBlocked(
-      this.key(block.bucket, block.subject),
-      this.key(bucket, subject),
-      windowMs,
-      block.limit,
+    const blockKey = this.key(block.bucket, block.subject);
+    const key = this.key(bucket, subject);
+    const [count, ttl] = await this.orLocally(
+      () => this.redis.rateLimitHitUnlessBlocked(blockKey, key, windowMs, block.limit),
+      (): [number, number] => {
+        const [blocked, blockTtl] = this.local.peek(blockKey);
+        return blocked + 1 > block.limit ? [-1, blockTtl] : this.local.hit(key, windowMs);
+      },
     );
     if (count === -1) return { blocked: this.state(block.limit + 1, ttl, block.limit, windowMs), usage: null };
     return { blocked: null, usage: this.state(count, ttl, limit, windowMs) };
@@ -73,11 +89,33 @@ export class RateLimiter {
   /** The state without counting: used to refuse before doing work when a subject is already over. */
   async peek(bucket: string, subject: string, limit: number, windowMs = 60_000): Promise<RateLimitState> {
     const key = this.key(bucket, subject);
-    const [[, count], [, ttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [
-      [null, string | null],
-      [null, number],
-    ];
-    return this.state(Number(count ?? 0) + 1, ttl, limit, windowMs);
+    const [count, ttl] = await this.orLocally(
+      async (): Promise<[number, number]> => {
+        const [[, count], [, ttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [[null, string | null], [null, number]];
+        return [Number(count ?? 0), ttl];
+      },
+      () => this.local.peek(key),
+    );
+    return this.state(count + 1, ttl, limit, windowMs);
+  }
+
+  /** Redis's answer, or while Redis cannot answer, this process's own count. */
+  private async orLocally(shared: () => Promise<[number, number]>, local: () => [number, number]): Promise<[number, number]> {
+    try {
+      const answer = await shared();
+      if (this.degraded) {
+        this.degraded = false;
+        this.logger.log('Redis answers again; rate limits are shared across processes again');
+      }
+      return answer;
+    } catch (error) {
+      if (!this.degraded) {
+        this.degraded = true;
+        this.logger.warn({ err: error }, 'Redis unreachable; rate limits are counted per process until it returns');
+      }
+      rateLimitFallbacks.inc();
+      return local();
+    }
   }
 
   private key(bucket: string, subject: string): string {

@@ -51,7 +51,11 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
       `SELECT id FROM mail_jobs WHERE status = 'PENDING' AND created_at < now() - $1::interval ORDER BY created_at LIMIT 1000`,
       [ORPHAN_AFTER],
     );
-    await this.jobs.enqueue({ cardIds: cards.map((c) => c.id), mailJobIds: mails.map((m) => m.id) });
+    // An e-mail whose worker died while sending: its lease has run out (renewed every few seconds while alive).
+    const expiredMailLeases: { id: string; attempts: number }[] = await this.dataSource.query(
+      `SELECT id, attempts FROM mail_jobs WHERE status = 'PENDING' AND leased_until < now() ORDER BY leased_until LIMIT 1000`,
+    );
+    await this.jobs.enqueue({ cardIds: cards.map((c) => c.id), mailJobIds: mails.map((m) => m.id), expiredMailLeases });
   }
 
   /** An interval that never overlaps itself and logs instead of crashing the worker. */

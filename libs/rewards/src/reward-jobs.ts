@@ -1,7 +1,7 @@
 import { BullModule, InjectQueue } from '@nestjs/bull';
-import { DynamicModule, Global, Injectable, Logger, Module } from '@nestjs/common';
+import { BeforeApplicationShutdown, DynamicModule, Global, Injectable, Logger, Module } from '@nestjs/common';
 import type { JobOptions, Queue } from 'bull';
-import { CARD_ISSUANCE_QUEUE, CardIssuanceJob, MAIL_QUEUE, MailJob, RewardWork } from '@app/core';
+import { BackgroundEnqueue, CARD_ISSUANCE_QUEUE, CardIssuanceJob, MAIL_QUEUE, MailJob, RewardWork } from '@app/core';
 
 const CARD_JOB: JobOptions = {
   attempts: 8,
@@ -23,13 +23,14 @@ export abstract class RewardJobs {
 }
 
 /**
- * Enqueues in Bull from this process. The job id is the row id, so enqueueing twice (here and from
- * the sweeper) makes one job. A failure here loses nothing: the rows stay PENDING and
- * RewardBackgroundJobs' sweeper enqueues them again.
+ * Enqueues in Bull from this process, in the background: `enqueue` returns at once, so a response
+ * never waits on Redis after its transaction committed (docs/operations.md, Degraded modes). The
+ * job id is the row id, so enqueueing twice (here and from the sweeper) makes one job. A failure
+ * here loses nothing: the rows stay PENDING and RewardBackgroundJobs' sweeper enqueues them again.
  */
 @Injectable()
-export class QueueRewardJobs extends RewardJobs {
-  private readonly logger = new Logger(RewardJobs.name);
+export class QueueRewardJobs extends RewardJobs implements BeforeApplicationShutdown {
+  private readonly background = new BackgroundEnqueue(new Logger(RewardJobs.name));
 
   constructor(
     @InjectQueue(CARD_ISSUANCE_QUEUE) private readonly cards: Queue<CardIssuanceJob>,
@@ -38,19 +39,32 @@ export class QueueRewardJobs extends RewardJobs {
     super();
   }
 
-  override async enqueue(work: RewardWork): Promise<void> {
-    try {
-      await Promise.all([
-        work.cardIds?.length
-          ? this.cards.addBulk(work.cardIds.map((cardId) => ({ data: { cardId }, opts: { ...CARD_JOB, jobId: cardId } })))
-          : null,
-        work.mailJobIds?.length
-          ? this.mails.addBulk(work.mailJobIds.map((mailJobId) => ({ data: { mailJobId }, opts: { ...MAIL_JOB, jobId: mailJobId } })))
-          : null,
-      ]);
-    } catch (error) {
-      this.logger.warn({ err: error, work }, 'enqueueing failed; the sweeper will pick the work up');
+  override enqueue(work: RewardWork): Promise<void> {
+    if (work.cardIds?.length) {
+      const cardIds = work.cardIds;
+      this.background.run({ cardIds }, () =>
+        this.cards.addBulk(cardIds.map((cardId) => ({ data: { cardId }, opts: { ...CARD_JOB, jobId: cardId } }))),
+      );
     }
+    if (work.mailJobIds?.length) {
+      const mailJobIds = work.mailJobIds;
+      this.background.run({ mailJobIds }, () =>
+        this.mails.addBulk(mailJobIds.map((mailJobId) => ({ data: { mailJobId }, opts: { ...MAIL_JOB, jobId: mailJobId } }))),
+      );
+    }
+    if (work.expiredMailLeases?.length) {
+      // A job of its own per attempt: the dead worker's job may still exist under the plain id until Bull finds it stalled.
+      const mailJobs = work.expiredMailLeases;
+      this.background.run({ mailJobIds: mailJobs.map((m) => m.id) }, () =>
+        this.mails.addBulk(mailJobs.map((m) => ({ data: { mailJobId: m.id }, opts: { ...MAIL_JOB, jobId: `${m.id}.lease${m.attempts}` } }))),
+      );
+    }
+    return Promise.resolve();
+  }
+
+  /** Gives the enqueues under way a moment before the queues close. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.background.settle();
   }
 }
 

@@ -12,6 +12,11 @@ import { RewardEntity } from './entities/reward.entity';
  * message leaves: a crash after sending cannot leave a recipient with a dead link. A crash between
  * sending and marking SENT sends the e-mail again on retry (at least once, never lost).
  */
+/** How long a claimed e-mail stays with its worker without a renewal. */
+export const MAIL_LEASE_MS = 10_000;
+/** How often a worker sending an e-mail renews its lease. */
+export const MAIL_LEASE_RENEW_MS = 3_000;
+
 @Injectable()
 export class RewardMailService {
   constructor(
@@ -22,16 +27,45 @@ export class RewardMailService {
   ) {}
 
   async send(mailJobId: string, finalAttempt: boolean): Promise<'sent' | 'skipped'> {
-    const [claimed] = await queryRows<{ reward_id: string }>(
+    const [claimed] = await queryRows<{ reward_id: string; attempts: number }>(
       this.dataSource.manager,
       // The lease keeps a duplicate job (a stalled job re-run, the sweeper) from sending it twice at once.
-      `UPDATE mail_jobs SET attempts = attempts + 1, leased_until = now() + interval '2 minutes'
-        WHERE id = $1 AND status = 'PENDING' AND (leased_until IS NULL OR leased_until < now())
-        RETURNING reward_id`,
-      [mailJobId],
+      // It is short and renewed while the send is alive, so a dead worker's e-mail is taken over
+      // within seconds (the sweeper enqueues it once the lease has run out; docs/operations.md, Leases).
+      `UPDATE mail_jobs SET attempts = attempts + 1, leased_until = clock_timestamp() + make_interval(secs => $2::double precision / 1000)
+        WHERE id = $1 AND status = 'PENDING' AND (leased_until IS NULL OR leased_until < clock_timestamp())
+        RETURNING reward_id, attempts`,
+      [mailJobId, MAIL_LEASE_MS],
     );
     if (!claimed) return 'skipped';
-    const rewardId = claimed.reward_id;
+    const heartbeat = this.renewWhileAlive(mailJobId, claimed.attempts);
+    try {
+      return await this.deliver(mailJobId, claimed.reward_id, finalAttempt);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Moves the lease on every MAIL_LEASE_RENEW_MS while this attempt is alive; only this attempt's
+   * lease (same attempt number, still PENDING), so a renewal can never take a job back from a
+   * worker that took it over.
+   */
+  private renewWhileAlive(mailJobId: string, attempt: number): NodeJS.Timeout {
+    const timer = setInterval(() => {
+      this.dataSource
+        .query(
+          `UPDATE mail_jobs SET leased_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000)
+            WHERE id = $1 AND attempts = $2 AND status = 'PENDING' AND leased_until IS NOT NULL`,
+          [mailJobId, attempt, MAIL_LEASE_MS],
+        )
+        .catch(() => undefined); // a missed renewal only lets the lease run out sooner; the send goes on
+    }, MAIL_LEASE_RENEW_MS);
+    timer.unref();
+    return timer;
+  }
+
+  private async deliver(mailJobId: string, rewardId: string, finalAttempt: boolean): Promise<'sent'> {
     try {
       const reward = await this.dataSource.manager.findOneByOrFail(RewardEntity, { id: rewardId });
       const account = await this.accounts.get(reward.accountId);

@@ -11,6 +11,8 @@ export function dataSourceOptions(config: AppConfig): DataSourceOptions {
     // Never synchronize: the schema is whatever the migrations make it (test/schema.e2e-spec.ts checks they agree).
     synchronize: false,
     migrationsRun: false,
-    extra: { max: 20, connectionTimeoutMillis: 5000 },
+    // A refused or cut connection fails at once (a 503, docs/operations.md, Degraded modes); keep-alive notices one the
+    // network dropped silently.
+    extra: { max: 20, connectionTimeoutMillis: 5000, keepAlive: true },
   };
 }

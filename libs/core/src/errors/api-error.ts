@@ -82,10 +82,10 @@ export class UpstreamUnavailableError extends ApiError {
   }
 }
 
-/** 503: the request may well succeed if retried shortly (something it needs is busy). */
+/** 503: the request may well succeed if retried shortly (something it needs is busy); `Retry-After` says when. */
 export class UnavailableError extends ApiError {
-  constructor(message: string) {
-    super(503, 'internal', message);
+  constructor(message: string, retryAfterSeconds = 1) {
+    super(503, 'internal', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
 

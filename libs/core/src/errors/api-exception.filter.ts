@@ -2,6 +2,10 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { ApiError, ErrorCode, FieldIssue } from './api-error';
 import { redactPathSecrets } from '../logging/logging.module';
+import { storeUnavailable } from './store-unavailable';
+
+/** What a client is told to wait before retrying while PostgreSQL or Redis is unreachable. */
+export const STORE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'bad_request',
@@ -24,6 +28,8 @@ interface ErrorBody {
  * The one place errors become HTTP. Domain errors keep their code and message; framework errors
  * (unknown route, body parser) are mapped by status; anything else is a bare 500 with the
  * request id, and the details go to the log only, so no stack or SQL ever reaches a client.
+ * An error that means PostgreSQL or Redis is unreachable is a 503 with Retry-After instead (the
+ * same shape): retrying shortly will likely work.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -34,7 +40,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
     const { status, body, headers } = this.describe(exception, request);
-    if (status >= 500) {
+    if (status === 503 && !(exception instanceof ApiError)) {
+      this.logger.warn({ err: exception, requestId: request.id, store: storeUnavailable(exception) }, 'a store is unreachable; answered 503');
+    } else if (status >= 500) {
       this.logger.error(
         { err: exception, requestId: request.id, method: request.method, url: redactPathSecrets(request.originalUrl) },
         'request failed',
@@ -68,6 +76,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const body: ErrorBody = { error: code, message };
       if (status === 400) body.issues = [{ path: 'body', message }];
       return { status, body, headers: {} };
+    }
+    if (storeUnavailable(exception)) {
+      return {
+        status: 503,
+        body: { error: 'internal', message: 'The service is briefly unavailable; retry shortly.', requestId: String(request.id ?? '') },
+        headers: { 'Retry-After': String(STORE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      };
     }
     return {
       status: 500,

@@ -82,7 +82,8 @@ export class MetricsCollectors implements OnApplicationBootstrap, OnModuleDestro
   private async sample(): Promise<void> {
     await Promise.all([
       ...this.queues.map(async ({ name, queue }) => {
-        const counts = await queue.getJobCounts();
+        // Bounded: while Redis is away Bull holds the command until it reconnects, and a scrape must not wait for that.
+        const counts = await withinMs(queue.getJobCounts(), QUEUE_SAMPLE_TIMEOUT_MS);
         for (const state of QUEUE_STATES) queueJobs.set({ queue: name, state }, counts[state] ?? 0);
       }),
       this.dataSource
@@ -139,4 +140,12 @@ const sampling: { current: (() => Promise<void>) | null } = { current: null };
 export async function metricsText(): Promise<string> {
   await sampling.current?.();
   return metricsRegistry.metrics();
+}
+
+const QUEUE_SAMPLE_TIMEOUT_MS = 1_000;
+
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -90,3 +90,9 @@ export const walletsWithHolds = new Gauge({
   labelNames: ['currency'] as const,
   registers,
 });
+
+export const rateLimitFallbacks = new Counter({
+  name: 'rate_limit_fallback_total',
+  help: 'Rate-limit decisions taken by this process alone (in-process counters) because Redis could not be reached.',
+  registers,
+});

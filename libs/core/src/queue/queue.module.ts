@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bull';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
+import { redisOptionsFromUrl } from '../redis/redis-options';
 
 /**
  * Bull's Redis connection and key prefix for every queue. Domain libs register their queues
@@ -15,7 +16,8 @@ export class QueueModule {
       global: true,
       imports: [
         BullModule.forRoot({
-          redis: config.redisUrl,
+          // Reconnects within 1 s of Redis coming back (Bull's own back-off waits up to 20 s).
+          redis: redisOptionsFromUrl(config.redisUrl),
           prefix: config.queuePrefix,
           // A job whose worker died is handed to another worker within ~20 s (Bull renews the lock
           // of a running job every lockDuration/2, so long jobs are not affected).

@@ -11,6 +11,8 @@ import type { AppConfig } from '../config/app-config';
 export interface RewardWork {
   cardIds?: string[];
   mailJobIds?: string[];
+  /** E-mails whose worker died while sending (their lease ran out), with the attempt it was at. */
+  expiredMailLeases?: { id: string; attempts: number }[];
 }
 
 /** What the thread is started with (`workerData`). */

@@ -15,6 +15,8 @@ export interface AttemptRecord {
   status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
   /** When the next attempt is due (a retry); null when none is (finished, or parked). */
   nextAttemptAt: Date | null;
+  /** The earliest retry the receiver asked for (Retry-After on a 429 or 503); null when it asked nothing. */
+  retryNotBefore: Date | null;
   /** The receiver answered 410: the endpoint is paused. */
   gone: boolean;
 }
@@ -30,12 +32,19 @@ export const GONE_REASON = 'The receiver answered 410 Gone; reactivate the endpo
  * is written again one attempt at a time, so one bad row (say, its endpoint was deleted meanwhile)
  * does not lose the others; an attempt that still cannot be written keeps its lease and is tried
  * again when the lease ends.
+ *
+ * It also keeps each endpoint's failing_since: set when an attempt to it is to be retried, and
+ * cleared by a success, which then brings the endpoint's backed-off deliveries forward (see
+ * bringForward) so a receiver that recovers gets its backlog within seconds, not after each
+ * delivery's own back-off.
  */
 @Injectable()
 export class AttemptRecorder {
   private readonly logger = new Logger(AttemptRecorder.name);
   private buffer: { record: AttemptRecord; done: () => void }[] = [];
   private flushing: Promise<void> | null = null;
+  /** Called with an endpoint whose backlog was just brought forward (the deliverer sends it). */
+  onBroughtForward: (endpointId: string) => void = () => undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -82,10 +91,12 @@ export class AttemptRecorder {
 
   private async write(records: AttemptRecord[]): Promise<void> {
     const gone = [...new Set(records.filter((r) => r.gone).map((r) => r.endpointId))];
+    // Not the paused ones: one statement must not update an endpoint row twice.
+    const failing = [...new Set(records.filter((r) => r.nextAttemptAt && !gone.includes(r.endpointId)).map((r) => r.endpointId))];
     await this.dataSource.query(
       `WITH u AS (
-         SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::boolean[], $6::int[], $7::text[], $8::text[], $9::timestamptz[])
-           AS u(delivery_id, attempt, started_at, duration_ms, succeeded, response_status, error, status, next_attempt_at)
+         SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::boolean[], $6::int[], $7::text[], $8::text[], $9::timestamptz[], $12::timestamptz[])
+           AS u(delivery_id, attempt, started_at, duration_ms, succeeded, response_status, error, status, next_attempt_at, retry_not_before)
        ), attempts AS (
          -- The endpoint (and its deliveries) may have been deleted during the attempt: then there is nothing to record.
          INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, succeeded, response_status, error)
@@ -94,10 +105,14 @@ export class AttemptRecorder {
          ON CONFLICT (delivery_id, attempt) DO NOTHING
        ), deliveries AS (
          -- Only while the delivery is still at this attempt (a later claim, after the lease ran out, owns it otherwise).
+         -- The lease ends here (leased_until NULL): from now on next_attempt_at is a back-off, which a recovery may bring forward.
          UPDATE webhook_deliveries d
-            SET status = u.status, response_status = u.response_status, last_error = u.error, next_attempt_at = u.next_attempt_at
+            SET status = u.status, response_status = u.response_status, last_error = u.error, next_attempt_at = u.next_attempt_at,
+                leased_until = NULL, retry_not_before = u.retry_not_before
            FROM u
           WHERE d.id = u.delivery_id AND d.attempts = u.attempt
+       ), failing AS (
+         UPDATE webhook_endpoints SET failing_since = clock_timestamp() WHERE id = ANY($13::text[]) AND failing_since IS NULL
        )
        UPDATE webhook_endpoints SET active = false, paused_reason = $11, updated_at = clock_timestamp() WHERE id = ANY($10::text[])`,
       [
@@ -112,14 +127,54 @@ export class AttemptRecorder {
         records.map((r) => r.nextAttemptAt),
         gone,
         GONE_REASON,
+        records.map((r) => r.retryNotBefore),
+        failing,
       ],
     );
+  }
+
+  /**
+   * The endpoints of these successes that were failing are failing no more: their backed-off
+   * deliveries become due now (never before a Retry-After the receiver asked for), and the
+   * deliverer sends them at the endpoint's connection limit. Deliveries with an attempt under way
+   * (leased) and those parked by a 410 (no next attempt) are left alone, and so are paused endpoints.
+   */
+  private async bringForward(endpointIds: string[]): Promise<void> {
+    if (endpointIds.length === 0) return;
+    const brought = (await this.dataSource.query(
+      `WITH recovered AS (
+         UPDATE webhook_endpoints SET failing_since = NULL
+          WHERE id = ANY($1::text[]) AND failing_since IS NOT NULL AND active
+          RETURNING id
+       )
+       UPDATE webhook_deliveries d
+          SET next_attempt_at = GREATEST(clock_timestamp(), COALESCE(d.retry_not_before, '-infinity'))
+        WHERE d.id IN (
+                -- SKIP LOCKED: a row locked now is being claimed or recorded, so it is not waiting for a back-off;
+                -- and never waiting here means never deadlocking with a recorder that holds a delivery and wants the endpoint.
+                SELECT id FROM webhook_deliveries
+                 WHERE endpoint_id IN (SELECT id FROM recovered) AND status = 'PENDING' AND leased_until IS NULL
+                   AND next_attempt_at > clock_timestamp()
+                   AND (retry_not_before IS NULL OR retry_not_before < next_attempt_at)
+                   FOR UPDATE SKIP LOCKED)
+       RETURNING d.endpoint_id`,
+      [endpointIds],
+    )) as [{ endpoint_id: string }[], number];
+    const endpoints = [...new Set(brought[0].map((row) => row.endpoint_id))];
+    for (const endpointId of endpoints) {
+      this.logger.log({ endpointId, deliveries: brought[0].filter((row) => row.endpoint_id === endpointId).length }, 'webhook endpoint recovered; backlog brought forward');
+      this.onBroughtForward(endpointId);
+    }
   }
 
   private async afterWrite(written: AttemptRecord[]): Promise<void> {
     for (const endpointId of new Set(written.filter((r) => r.gone).map((r) => r.endpointId))) {
       this.logger.warn({ endpointId }, 'receiver answered 410; endpoint paused');
     }
+    await this.bringForward([...new Set(written.filter((r) => r.succeeded).map((r) => r.endpointId))]).catch((error: unknown) =>
+      // The backlog then waits for its own back-off, as it would have anyway; the next success tries again.
+      this.logger.warn({ err: error }, 'bringing a recovered endpoint\'s backlog forward failed'),
+    );
     await Promise.all(
       written
         .filter((r) => r.nextAttemptAt)

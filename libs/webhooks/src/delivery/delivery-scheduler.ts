@@ -1,16 +1,18 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { WEBHOOK_DELIVERY_QUEUE, WebhookDeliveryJob } from '@app/core';
+import { BackgroundEnqueue, WEBHOOK_DELIVERY_QUEUE, WebhookDeliveryJob } from '@app/core';
 
 /**
  * Puts delivery work on the queue. The database row is the truth (status, next_attempt_at); a job
  * only says "send this endpoint's due deliveries now", and the worker that takes it claims every
- * due delivery of the endpoint in batches. A lost job is made up for by the relay's sweep.
+ * due delivery of the endpoint in batches. A lost job is made up for by the relay's sweep, so an
+ * enqueue runs in the background and never holds up its caller (a response, the recorder) while
+ * Redis is away or reconnecting (docs/operations.md, Degraded modes).
  */
 @Injectable()
-export class DeliveryScheduler {
-  private readonly logger = new Logger(DeliveryScheduler.name);
+export class DeliveryScheduler implements BeforeApplicationShutdown {
+  private readonly background = new BackgroundEnqueue(new Logger(DeliveryScheduler.name));
 
   constructor(@InjectQueue(WEBHOOK_DELIVERY_QUEUE) private readonly queue: Queue<WebhookDeliveryJob>) {}
 
@@ -24,12 +26,13 @@ export class DeliveryScheduler {
     await this.add({ endpointId }, {});
   }
 
-  private async add(data: WebhookDeliveryJob, options: { jobId?: string; delay?: number }): Promise<void> {
-    try {
-      await this.queue.add(data, { ...options, removeOnComplete: true, removeOnFail: true });
-    } catch (error) {
-      // Not fatal: the row is committed and the sweep will find it.
-      this.logger.warn({ err: error, ...data }, 'enqueueing a webhook delivery failed; the sweep will retry');
-    }
+  /** Returns once the enqueue is started. Not fatal if it fails: the row is committed and the sweep will find it. */
+  private add(data: WebhookDeliveryJob, options: { jobId?: string; delay?: number }): Promise<void> {
+    this.background.run({ ...data }, () => this.queue.add(data, { ...options, removeOnComplete: true, removeOnFail: true }));
+    return Promise.resolve();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.background.settle();
   }
 }

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, webhookDeliveryAttempts, webhookDeliveryLag } from '@app/core';
 import { AttemptRecord, AttemptRecorder } from './attempt-recorder';
@@ -7,8 +7,14 @@ import { parseRetryAfter, retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './webhook-signer';
 import { TargetResult, WebhookTargetGuard } from '../targets/webhook-target-guard';
 
-/** How long a claimed attempt keeps others off the delivery; longer than any attempt can take. */
-const LEASE_MARGIN_MS = 60_000;
+/**
+ * How long a claimed attempt keeps others off the delivery without a renewal. Short, so a dead
+ * worker's deliveries are taken over within seconds (the sweep kicks expired leases at once); the
+ * worker renews the leases of its attempts under way every LEASE_RENEW_MS, however long the
+ * receiver takes (docs/webhooks.md, Delivery).
+ */
+export const DELIVERY_LEASE_MS = 10_000;
+const LEASE_RENEW_MS = 3_000;
 /** Attempts under way at once in one process, over all endpoints. */
 export const MAX_IN_FLIGHT = 256;
 /**
@@ -48,10 +54,13 @@ interface EndpointState {
  * Deliveries of one endpoint are not sent in order (docs/webhooks.md, Delivery).
  */
 @Injectable()
-export class WebhookDeliverer implements BeforeApplicationShutdown {
+export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookDeliverer.name);
   private readonly endpoints = new Map<string, EndpointState>();
   private readonly sending = new Set<Promise<void>>();
+  /** The leases this process holds: delivery id → the attempt it claimed, from the claim until the outcome is recorded. */
+  private readonly held = new Map<string, number>();
+  private heartbeat: NodeJS.Timeout | null = null;
   private inFlight = 0;
   private slotWaiters: (() => void)[] = [];
   private stopping = false;
@@ -64,15 +73,51 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  onModuleInit(): void {
+    this.heartbeat = setInterval(() => void this.renewLeases(), LEASE_RENEW_MS);
+    this.heartbeat.unref();
+    // A success after failures brought the endpoint's backlog forward: send it now, at its connection limit.
+    this.recorder.onBroughtForward = (endpointId) => void this.kick(endpointId);
+  }
+
   /**
-   * Stops claiming, then waits for the attempts under way to be answered and recorded. Runs before
-   * the queues and the database close (their shutdown hooks come after this phase).
+   * Stops claiming, then waits for the attempts under way to be answered and recorded (their
+   * leases renewed meanwhile). Runs before the queues and the database close (their shutdown hooks
+   * come after this phase).
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     this.wakeWaiters();
     await Promise.all([...this.endpoints.values()].map((s) => s.running));
     await Promise.all([...this.sending]);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  /**
+   * The heartbeat: moves on the lease of every attempt this process has under way. Only while the
+   * delivery is still at the claimed attempt and leased (not yet recorded), so a renewal never
+   * takes back a delivery that another worker took over after a missed renewal, nor delays a retry.
+   * A failed renewal is only logged: the attempt goes on, and at worst is sent twice (at least once).
+   */
+  private async renewLeases(): Promise<void> {
+    if (this.held.size === 0) return;
+    const ids = [...this.held.keys()];
+    try {
+      await this.dataSource.query(
+        `UPDATE webhook_deliveries d
+            SET next_attempt_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000),
+                leased_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000)
+           FROM unnest($1::text[], $2::int[]) AS u(id, attempt)
+          WHERE d.id = u.id AND d.attempts = u.attempt AND d.status = 'PENDING' AND d.leased_until IS NOT NULL
+            -- A row locked now is being recorded (its lease is ending anyway): skipped, so a renewal never waits
+            -- on, or deadlocks with, the recorder's write of the same rows in another order.
+            AND d.id IN (SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) FOR UPDATE SKIP LOCKED)`,
+        [ids, ids.map((id) => this.held.get(id)!), DELIVERY_LEASE_MS],
+      );
+    } catch (error) {
+      this.logger.warn({ err: error, count: ids.length }, 'renewing webhook delivery leases failed; retrying on the next beat');
+    }
   }
 
   /**
@@ -122,18 +167,19 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
 
   /**
    * Leases up to `limit` due deliveries of the endpoint for one attempt each: attempts + 1, and
-   * next_attempt_at moved past the longest possible attempt, so no other worker (nor a duplicate
-   * job, nor the sweep) sends them meanwhile. Due deliveries of a paused endpoint are parked
-   * instead (no next attempt, until it is reactivated). Public for tests that play a worker dying
-   * between its claim and its attempts.
+   * next_attempt_at (with leased_until, which marks it as a lease, not a back-off) moved
+   * DELIVERY_LEASE_MS ahead, so no other worker (nor a duplicate job, nor the sweep) sends them
+   * meanwhile; the heartbeat keeps moving it while the attempt is alive. Due deliveries of a paused
+   * endpoint are parked instead (no next attempt, until it is reactivated). Public for tests that
+   * play a worker dying between its claim and its attempts (a claim alone is never renewed).
    */
   async claim(endpointId: string, limit: number): Promise<{ sendable: ClaimedDelivery[]; found: number }> {
-    const leaseMs = this.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     const [rows] = (await this.dataSource.query(
       `UPDATE webhook_deliveries d
           SET attempts = CASE WHEN e.active THEN d.attempts + 1 ELSE d.attempts END,
               last_attempt_at = CASE WHEN e.active THEN clock_timestamp() ELSE d.last_attempt_at END,
-              next_attempt_at = CASE WHEN e.active THEN clock_timestamp() + make_interval(secs => $3::double precision / 1000) END
+              next_attempt_at = CASE WHEN e.active THEN clock_timestamp() + make_interval(secs => $3::double precision / 1000) END,
+              leased_until = CASE WHEN e.active THEN clock_timestamp() + make_interval(secs => $3::double precision / 1000) END
          FROM webhook_endpoints e
         WHERE e.id = $1 AND d.id IN (
                 SELECT id FROM webhook_deliveries
@@ -143,7 +189,7 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
                    FOR UPDATE SKIP LOCKED)
       RETURNING e.active, d.id, d.attempts, d.event_id, d.payload::text AS body, e.id AS endpoint_id, e.url, e.secret,
                 CASE WHEN e.previous_secret_expires_at > clock_timestamp() THEN e.previous_secret END AS previous_secret`,
-      [endpointId, limit, leaseMs],
+      [endpointId, limit, DELIVERY_LEASE_MS],
     )) as [(ClaimedDelivery & { active: boolean })[], number];
     return { sendable: rows.filter((r) => r.active), found: rows.length };
   }
@@ -155,7 +201,8 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
     const checkedAt = Date.now();
     const target = this.guard.resolve(batch[0].url).catch((error: unknown): TargetResult => ({ ok: false, reason: (error as Error).message }));
     for (const delivery of batch) {
-      const attempt = this.attempt(state, delivery, target, checkedAt);
+      this.held.set(delivery.id, delivery.attempts);
+      const attempt = this.attempt(state, delivery, target, checkedAt).finally(() => this.held.delete(delivery.id));
       this.sending.add(attempt);
       void attempt.finally(() => this.sending.delete(attempt));
     }
@@ -199,6 +246,7 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
     const gone = outcome.status === 410;
     let status: AttemptRecord['status'] = 'PENDING';
     let nextAttemptAt: Date | null = null;
+    let retryNotBefore: Date | null = null;
     if (succeeded) status = 'SUCCEEDED';
     else if (gone) status = 'PENDING'; // parked with the paused endpoint; resumes when it is reactivated
     else if (delivery.attempts >= this.config.webhookMaxAttempts) status = 'FAILED';
@@ -206,7 +254,10 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
       let delay = retryDelayMs(delivery.attempts, this.config.webhookRetryBaseMs);
       if (outcome.status === 429 || outcome.status === 503) {
         const asked = parseRetryAfter(outcome.retryAfter);
-        if (asked !== null) delay = Math.max(delay, asked);
+        if (asked !== null) {
+          delay = Math.max(delay, asked);
+          retryNotBefore = new Date(Date.now() + asked);
+        }
       }
       nextAttemptAt = new Date(Date.now() + delay);
     }
@@ -221,6 +272,7 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
       error: outcome.error ?? (succeeded ? null : describeStatus(outcome.status!)),
       status,
       nextAttemptAt,
+      retryNotBefore,
       gone,
     };
   }

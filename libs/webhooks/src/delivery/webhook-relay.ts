@@ -170,8 +170,9 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
       const due = (await this.dataSource.query(
         `SELECT e.id FROM webhook_endpoints e
           WHERE EXISTS (SELECT 1 FROM webhook_deliveries d
-                         WHERE d.endpoint_id = e.id AND d.status = 'PENDING'
-                           AND d.next_attempt_at <= clock_timestamp() - make_interval(secs => $1))`,
+                         WHERE d.endpoint_id = e.id AND d.status = 'PENDING' AND d.next_attempt_at <= clock_timestamp()
+                           -- An expired lease (its worker stopped renewing it: dead) at once; any other due delivery after a grace.
+                           AND (d.leased_until IS NOT NULL OR d.next_attempt_at <= clock_timestamp() - make_interval(secs => $1)))`,
         [SWEEP_GRACE_SECONDS],
       )) as { id: string }[];
       for (const { id } of due) void this.deliverer.kick(id);

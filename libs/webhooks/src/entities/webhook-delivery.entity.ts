@@ -49,4 +49,12 @@ export class WebhookDeliveryEntity {
   /** When the next attempt is due; null when none is (finished, or parked while the endpoint is paused). */
   @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null;
+
+  /** While an attempt is under way: when its lease ends unless the worker renews it (docs/webhooks.md, Delivery). */
+  @Column({ name: 'leased_until', type: 'timestamptz', nullable: true })
+  leasedUntil: Date | null;
+
+  /** The earliest retry the receiver asked for with Retry-After. */
+  @Column({ name: 'retry_not_before', type: 'timestamptz', nullable: true })
+  retryNotBefore: Date | null;
 }

@@ -40,4 +40,8 @@ export class WebhookEndpointEntity {
 
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   updatedAt: Date;
+
+  /** Since when attempts to it have been failing; cleared by a success, which brings its backlog forward. */
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince: Date | null;
 }

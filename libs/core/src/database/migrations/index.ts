@@ -8,6 +8,7 @@ import { Dashboard1763850000000 } from './1763850000000-dashboard';
 import { AuditLog1763900000000 } from './1763900000000-audit-log';
 import { CatalogRules1763910000000 } from './1763910000000-catalog-rules';
 import { ListCounts1763950000000 } from './1763950000000-list-counts';
+import { DeliveryLeases1763970000000 } from './1763970000000-delivery-leases';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   AuditLog1763900000000,
   CatalogRules1763910000000,
   ListCounts1763950000000,
+  DeliveryLeases1763970000000,
 ];

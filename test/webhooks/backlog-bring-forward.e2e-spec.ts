@@ -1,0 +1,82 @@
+import { DataSource } from 'typeorm';
+import { eventually } from '../support/processes';
+import { choiceReward, fund } from '../support/rewards';
+import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * A receiver that fails for a while and then recovers gets its backlog at once, not after each
+ * delivery's own back-off (ten minutes for the first retry here): the first success brings the
+ * endpoint's backed-off deliveries forward (docs/webhooks.md, Retries). A Retry-After the receiver
+ * asked for still holds.
+ */
+describe('backlog of a recovered receiver', () => {
+  const receiver = new WebhookReceiver();
+  let t: TestApp;
+  let worker: TestWorker;
+  let merchant: SeededMerchant;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    await receiver.start();
+    t = await startTestApp({ env: { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '600000', WEBHOOK_TIMEOUT_MS: '5000' } });
+    worker = await startTestWorker(t);
+    db = t.app.get(DataSource);
+    merchant = await seedMerchant(t);
+    await fund(t, merchant, 100_000);
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await t?.close();
+    await receiver.close();
+  });
+
+  const deliveriesOf = (endpointId: string) =>
+    db.query(
+      `SELECT d.id, d.status, d.attempts, d.response_status, d.next_attempt_at, (r.data->>'id') AS reward_id
+         FROM webhook_deliveries d JOIN events r ON r.id = d.event_id
+        WHERE d.endpoint_id = $1 ORDER BY d.created_at`,
+      [endpointId],
+    ) as Promise<{ id: string; status: string; attempts: number; response_status: number | null; next_attempt_at: Date | null; reward_id: string }[]>;
+
+  it('delivers the backed-off deliveries as soon as one succeeds again, and still waits out a Retry-After', async () => {
+    const hook = await t.api.as(merchant.key).post('/v1/webhook-endpoints', { url: receiver.url('/recovers'), events: ['reward.created'] });
+    expect(hook.status).toBe(201);
+    const endpointId = hook.body.webhookEndpoint.id;
+
+    // Down: the first event is answered 503 with Retry-After (an hour), the others 500.
+    let requests = 0;
+    receiver.respond('/recovers', (_request, res) => {
+      requests += 1;
+      if (requests === 1) res.writeHead(503, { 'Retry-After': '3600' }).end();
+      else res.writeHead(500).end();
+    });
+    for (let i = 0; i < 5; i++) expect((await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000))).status).toBe(201);
+    const failed = await eventually(async () => {
+      const rows = await deliveriesOf(endpointId);
+      return rows.length === 5 && rows.every((r) => r.attempts === 1 && r.response_status !== null && r.next_attempt_at) ? rows : undefined;
+    }, 30_000, 200);
+    // Each waits its back-off: ten minutes or more.
+    for (const row of failed) expect(row.next_attempt_at!.getTime()).toBeGreaterThan(Date.now() + 5 * 60_000);
+    const askedToWait = failed.find((r) => r.response_status === 503)!;
+    expect(askedToWait).toBeDefined();
+
+    // Up again: the next event's delivery succeeds, and the backlog follows it within seconds.
+    receiver.respond('/recovers', 200);
+    const fresh = await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000));
+    expect(fresh.status).toBe(201);
+    const delivered = await eventually(async () => {
+      const rows = await deliveriesOf(endpointId);
+      return rows.filter((r) => r.status === 'SUCCEEDED').length === 5 ? rows : undefined;
+    }, 30_000, 200);
+
+    expect(delivered.find((r) => r.reward_id === fresh.body.reward.id)).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
+    for (const row of delivered.filter((r) => r.id !== askedToWait.id && r.reward_id !== fresh.body.reward.id)) {
+      expect(row).toMatchObject({ status: 'SUCCEEDED', attempts: 2 });
+    }
+    // The receiver asked for an hour: that delivery is not brought before it.
+    const waiting = delivered.find((r) => r.id === askedToWait.id)!;
+    expect(waiting).toMatchObject({ status: 'PENDING', attempts: 1 });
+    expect(waiting.next_attempt_at!.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
+  }, 120_000);
+});
