@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierError } from '@app/catalog';
+import { GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierError, SupplierGate } from '@app/catalog';
+import { RedisClient } from '@app/core';
 import { CardIssuanceService, RewardLifecycle } from '@app/rewards';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually, spawnBuilt } from '../support/processes';
@@ -45,14 +46,15 @@ describe('card issuance survives a dying worker', () => {
       const real = worker.app.get<GiftCardSupplier>(GIFT_CARD_SUPPLIER);
       const issuedBySupplier: string[] = [];
       const dying: GiftCardSupplier = {
-        ...real,
+        listCatalog: () => real.listCatalog(),
+        getCard: (reference) => real.getCard(reference),
         issueCard: async (request) => {
           const card = await real.issueCard(request);
           issuedBySupplier.push(JSON.stringify(card.credentials));
           throw new Error('worker died after the supplier answered'); // transient: the transaction rolls back
         },
       };
-      const crashing = new CardIssuanceService(dataSource, dying, worker.app.get(RewardLifecycle));
+      const crashing = new CardIssuanceService(dataSource, dying, worker.app.get(RewardLifecycle), worker.app.get(SupplierGate));
       await expect(crashing.issue(cardId)).rejects.toThrow('worker died');
       expect((await capturesPerCard(dataSource, m.accountId))[0]).toMatchObject({ status: 'PENDING', captures: 0 });
 
@@ -83,8 +85,14 @@ describe('card issuance survives a dying worker', () => {
       const created = (await api.api.as(m.key).post('/v1/rewards', fixedReward(picks.fixedUsd))).body.reward;
       const cardId = created.issuedCards[0].id;
       const real = worker.app.get<GiftCardSupplier>(GIFT_CARD_SUPPLIER);
-      const timingOut: GiftCardSupplier = { ...real, issueCard: async () => Promise.reject(new SupplierError('timeout after 30 s', false)) };
-      const issuance = new CardIssuanceService(dataSource, timingOut, worker.app.get(RewardLifecycle));
+      const timingOut: GiftCardSupplier = {
+        listCatalog: () => real.listCatalog(),
+        getCard: (reference) => real.getCard(reference),
+        issueCard: async () => Promise.reject(new SupplierError('timeout after 30 s', false)),
+      };
+      // A circuit that never opens, so every attempt reaches the (timing-out) supplier.
+      const patient = new SupplierGate(worker.app.get(RedisClient), api.config, { failureThreshold: 1_000 });
+      const issuance = new CardIssuanceService(dataSource, timingOut, worker.app.get(RewardLifecycle), patient);
       for (let attempt = 0; attempt < 10; attempt++) await expect(issuance.issue(cardId)).rejects.toThrow('timeout');
       const still = (await api.api.as(m.key).get(`/v1/rewards/${created.id}`)).body.reward;
       expect([still.status, still.issuedCards[0].status]).toEqual(['SENT', 'PENDING']);

@@ -3,9 +3,15 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
+import { SupplierGate } from '@app/catalog';
 import { RedisClient } from '@app/core';
 
-/** Liveness says the process answers; readiness says it can reach Postgres and Redis. */
+/**
+ * Liveness says the process answers; readiness says it can reach Postgres and Redis. Readiness also
+ * reports the card supplier's circuit (`closed`, `half_open`, `open`), without ever turning red for
+ * it: a paused supplier delays card issuance but the API still serves every request
+ * (docs/operations.md, Health).
+ */
 @ApiExcludeController()
 @Public()
 @Controller('health')
@@ -13,6 +19,7 @@ export class HealthController {
   constructor(
     private readonly dataSource: DataSource,
     private readonly redis: RedisClient,
+    private readonly supplierGate: SupplierGate,
   ) {}
 
   @Get('live')
@@ -23,21 +30,22 @@ export class HealthController {
 
   @Get('ready')
   async ready(@Res({ passthrough: true }) response: Response) {
-    const [postgres, redis] = await Promise.all([
+    const [postgres, redis, supplier] = await Promise.all([
       withTimeout(this.dataSource.query('SELECT 1').then(() => 'ok' as const)),
       withTimeout(this.redis.ping().then(() => 'ok' as const)),
+      withTimeout(this.supplierGate.state(), 'unknown' as const),
     ]);
     const ready = postgres === 'ok' && redis === 'ok';
     response.status(ready ? 200 : 503);
-    return { status: ready ? 'ok' : 'unavailable', checks: { postgres, redis } };
+    return { status: ready ? 'ok' : 'unavailable', checks: { postgres, redis }, supplier };
   }
 }
 
-async function withTimeout(check: Promise<'ok'>, ms = 2000): Promise<'ok' | 'down'> {
+async function withTimeout<T extends string, F extends string = 'down'>(check: Promise<T>, otherwise = 'down' as F, ms = 2000): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'down'>((resolve) => (timer = setTimeout(() => resolve('down'), ms)));
+  const timeout = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(otherwise), ms)));
   try {
-    return await Promise.race([check.catch(() => 'down' as const), timeout]);
+    return await Promise.race([check.catch(() => otherwise), timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -7,3 +7,5 @@ export * from './catalog-sync.service';
 export * from './entities/catalog-brand.entity';
 export * from './entities/catalog-item.entity';
 export * from './supplier/supplier.port';
+export * from './supplier/supplier-gate';
+export { SandboxRedisOrderBook } from './supplier/sandbox-redis-order-book';

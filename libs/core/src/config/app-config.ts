@@ -20,6 +20,11 @@ export interface AppConfig {
   /** Where the Stripe SDK sends its requests; unset means Stripe itself. Tests point it at a local double. */
   stripeApiBaseUrl: string | null;
   supplier: 'sandbox';
+  /** Card issuances one worker process runs at once (docs/rewards.md, Issuance); not bounded by the database pool. */
+  issuanceConcurrency: number;
+  /** How long the sandbox supplier takes per call, plus up to `sandboxSupplierJitterMs` drawn per call. */
+  sandboxSupplierLatencyMs: number;
+  sandboxSupplierJitterMs: number;
   smtpUrl: string | null;
   mailOutboxDir: string;
   mailFrom: string;
@@ -137,6 +142,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     stripeWebhookSecret,
     stripeApiBaseUrl: url(env, 'STRIPE_API_BASE_URL', null, ['http:', 'https:']),
     supplier: oneOf(env, 'SUPPLIER', 'sandbox', ['sandbox'] as const),
+    issuanceConcurrency: integer(env, 'ISSUANCE_CONCURRENCY', 16, 1, 1000),
+    sandboxSupplierLatencyMs: integer(env, 'SANDBOX_SUPPLIER_LATENCY_MS', 100, 0, 120_000),
+    sandboxSupplierJitterMs: integer(env, 'SANDBOX_SUPPLIER_JITTER_MS', 0, 0, 120_000),
     smtpUrl: url(env, 'SMTP_URL', null, ['smtp:', 'smtps:']),
     mailOutboxDir: raw(env, 'MAIL_OUTBOX_DIR') ?? './var/outbox',
     mailFrom,
