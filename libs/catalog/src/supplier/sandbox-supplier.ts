@@ -47,7 +47,7 @@ export class SandboxMemoryOrderBook implements SandboxOrderBook {
     return true;
   }
 
-  async noteRepeat(): Promise<void> {}
+  async noteRepeat(_reference: string): Promise<void> {}
 }
 
 /** `SANDBOX_SUPPLIER_LATENCY_MS` plus up to `SANDBOX_SUPPLIER_JITTER_MS`, drawn per call. */

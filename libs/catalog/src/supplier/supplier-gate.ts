@@ -25,7 +25,7 @@ export type GateTurn = { go: false; waitMs: number } | { go: true; probe: boolea
 const CIRCUIT_VALUE: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
 
 /** Sampled at each scrape from Redis, so the API process shows what the workers see. */
-const circuitGauge = new Gauge({
+export const supplierCircuitGauge = new Gauge({
   name: 'supplier_circuit_state',
   help: 'The gift-card supplier circuit: 0 closed (calls flow), 1 half-open (one probe call), 2 open (issuance paused).',
   labelNames: ['supplier'] as const,
