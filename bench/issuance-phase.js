@@ -41,22 +41,30 @@ async function issuedRows(db, rewardIds) {
 }
 
 /**
- * Throughput: a backlog of FIXED cards (bulk sends of 500, made faster than they can be issued), then
- * the rate at which the one worker issues them, over the middle 80 % of the cards (leaving out the
- * ramp up and the tail).
+ * Throughput: a backlog of FIXED cards over many merchants (bulk sends of 100, made faster than they
+ * can be issued), then the rate at which the one worker issues them, over the middle 80 % of the
+ * cards (leaving out the ramp up and the tail). Each merchant's cards settle through its wallet row,
+ * so the backlog is spread as real traffic would be.
  */
-async function throughputPhase(ctx, merchant, item) {
-  const bulks = Math.max(2, Math.ceil((TARGET_PER_S * DURATION * 1.5) / 500));
+async function throughputPhase(ctx, merchants, item) {
+  const total = Math.ceil((TARGET_PER_S * DURATION * 1.5) / 100) * 100;
   const ids = [];
   return measured(ctx, 'issuance_throughput', async () => {
     const started = performance.now();
-    for (let k = 0; k < bulks; k++) {
-      const res = await api(merchant.key, 'POST', '/v1/rewards/bulk', { rewards: Array.from({ length: 500 }, (_, i) => fixedItem(item, i, `it${k}-`)) }, { 'idempotency-key': crypto.randomUUID() });
-      if (res.status !== 207 || res.body.sent !== 500) throw new Error(`bulk failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-      ids.push(...res.body.results.map((r) => r.rewardId).filter(Boolean));
-    }
+    let next = 0;
+    await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        while (next < total / 100) {
+          const k = next++;
+          const m = merchants[k % merchants.length];
+          const res = await api(m.key, 'POST', '/v1/rewards/bulk', { rewards: Array.from({ length: 100 }, (_, i) => fixedItem(item, i, `it${k}-`)) }, { 'idempotency-key': crypto.randomUUID() });
+          if (res.status !== 207 || res.body.sent !== 100) throw new Error(`bulk failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+          ids.push(...res.body.results.map((r) => r.rewardId).filter(Boolean));
+        }
+      }),
+    );
     const createdS = (performance.now() - started) / 1000;
-    if (ids.length !== bulks * 500) throw new Error(`bulk results carried ${ids.length} reward ids, expected ${bulks * 500}`);
+    if (ids.length !== total) throw new Error(`bulk results carried ${ids.length} reward ids, expected ${total}`);
     const stillPending = await waitIssued(ctx.db, ids);
     const rows = await issuedRows(ctx.db, ids);
     const times = rows.filter((r) => r.status === 'ISSUED').map((r) => r.issued_at.getTime()).sort((a, b) => a - b);
@@ -65,6 +73,7 @@ async function throughputPhase(ctx, merchant, item) {
     const perS = hi > lo ? round((hi - lo) / ((times[hi] - times[lo]) / 1000), 1) : null;
     return {
       cards: ids.length,
+      merchants: merchants.length,
       issued: times.length,
       notIssued: rows.length - times.length,
       stillPending,
@@ -123,8 +132,8 @@ async function choicePicksPhase(ctx, merchant, item) {
 async function issuancePhases(ctx, merchants, item) {
   await ctx.service.stop();
   ctx.service = await Service.start(ISSUANCE_ENV);
-  const [bulkMerchant, pickMerchant, ...rest] = merchants;
-  const tp = await throughputPhase(ctx, bulkMerchant, item);
+  const [pickMerchant, ...rest] = merchants;
+  const tp = await throughputPhase(ctx, rest, item);
   await fixedLatencyPhase(ctx, rest, item, tp.issuedPerS ?? TARGET_PER_S);
   await choicePicksPhase(ctx, pickMerchant, item);
   const inv = await invariants(ctx.db, 'issuance phases', merchants.map((m) => m.accountId));

@@ -277,14 +277,6 @@ export class RewardLifecycle {
       redemptionInstructions: issued.redemptionInstructions,
       issuedAt: now,
     });
-    const captured = await this.ledger.capture(manager, {
-      accountId: reward.accountId,
-      amountCents: card.amountCents,
-      relatedType: 'card',
-      relatedId: card.id,
-      description: `${card.brandName} card for reward ${reward.id}`,
-    });
-    if (!captured) throw new Error(`card ${card.id} was already captured while PENDING`);
     const timeline: TimelineEntry[] = [this.cardEntry(reward, card, 'card.issued', 'ISSUED')];
     const next = await this.statusAfterCard(manager, reward, card.id);
     if (next && next !== reward.status) {
@@ -299,6 +291,16 @@ export class RewardLifecycle {
       });
     }
     await this.timeline.record(manager, timeline);
+    // Last: the capture locks the merchant's wallet row until commit, and every card of that
+    // merchant settles through it, so it is held for as short a time as possible.
+    const captured = await this.ledger.capture(manager, {
+      accountId: reward.accountId,
+      amountCents: card.amountCents,
+      relatedType: 'card',
+      relatedId: card.id,
+      description: `${card.brandName} card for reward ${reward.id}`,
+    });
+    if (!captured) throw new Error(`card ${card.id} was already captured while PENDING`);
   }
 
   /**
@@ -309,15 +311,6 @@ export class RewardLifecycle {
   async fail(manager: EntityManager, { reward, card }: LockedCard, reason: string): Promise<void> {
     await this.rewards.updateCard(manager, card.id, { status: 'FAILED', issuingSince: null, failureReason: reason.slice(0, 500) });
     const closed = reward.status === 'CANCELED' || reward.status === 'EXPIRED';
-    if (reward.type === 'FIXED' || closed) {
-      await this.release(manager, {
-        accountId: reward.accountId,
-        amountCents: card.amountCents,
-        relatedType: 'card',
-        relatedId: card.id,
-        description: `Card ${card.id} failed; value returned`,
-      });
-    }
     if (reward.type === 'FIXED') {
       await this.rewards.update(manager, reward.id, { status: 'CANCELED' });
     } else if (!closed) {
@@ -328,6 +321,16 @@ export class RewardLifecycle {
       });
     }
     await this.timeline.record(manager, [this.cardEntry(reward, card, 'card.failed', 'FAILED', { reason })]);
+    // Last, as in `issue`: the wallet row stays locked only until commit.
+    if (reward.type === 'FIXED' || closed) {
+      await this.release(manager, {
+        accountId: reward.accountId,
+        amountCents: card.amountCents,
+        relatedType: 'card',
+        relatedId: card.id,
+        description: `Card ${card.id} failed; value returned`,
+      });
+    }
   }
 
   /**
