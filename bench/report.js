@@ -82,6 +82,14 @@ function buildFigures(results) {
     const d = P.scale_get_reward_by_id;
     f(`GET /v1/rewards?page_size=100 ÷ GET /v1/rewards/{id}, merchant with ${big} rewards`, sc.listVsDetailThroughput, '× req/s', { p50: l.p50, p99: l.p99, errors: l.errors + d.errors, target: '≥ 0.25', met: sc.listVsDetailThroughput >= 0.25, extraNote: `${l.rps} vs ${d.rps} req/s` });
   }
+  const it = P.issuance_throughput;
+  if (it) {
+    f('card issuance throughput, 1 worker, supplier 500 ms, ISSUANCE_CONCURRENCY=64, DB pool 20', it.issuedPerS, 'cards/s', { errors: it.notIssued + it.stillPending, target: `≥ ${it.targetPerS}/s`, met: it.issuedPerS >= it.targetPerS, extraNote: `backlog of ${it.cards} FIXED cards over ${it.merchants} merchants (bulks of 100, ${it.createdPerS} created/s); middle 80 % of the cards` });
+    const ih = P.issuance_fixed_half_peak;
+    f('FIXED create → card ISSUED at half of peak issuance, supplier 500 ms', ih.issueMs.p50, 'ms p50', { p50: ih.issueMs.p50, p99: ih.issueMs.p99, errors: ih.notIssued + ih.stillPending, target: 'p50 < 1500, p99 < 3000', met: ih.issueMs.p50 < 1500 && ih.issueMs.p99 < 3000, extraNote: `${ih.offeredRate} creates/s offered; create p50 ${ih.p50} ms` });
+    const ic = P.issuance_choice_5_picks;
+    f('CHOICE: 5 picks of one reward in a row, supplier 500 ms', ic.maxMs, 'ms max', { p50: ic.p50, p99: ic.p99, errors: 0, target: 'each < 100 ms', met: ic.over100 === 0, extraNote: `${ic.picks} picks over ${ic.rewards} rewards; ${ic.over100} took 100 ms or more` });
+  }
   const wh = P.webhook_fanout;
   f(`webhook fan-out (${wh.endpoints} endpoints, events from ${wh.creates.rps} creates/s)`, wh.deliveriesPerS, 'deliveries/s', { p50: wh.lagMs.p50, p99: wh.lagMs.p99, errors: wh.expectedDeliveries - wh.deliveries + wh.duplicates, target: '≥ 1000/s', met: wh.deliveriesPerS >= 1000, extraNote: 'p50/p99 = lag from event commit to receipt, ms' });
 }

@@ -15,6 +15,7 @@ const { ratioPhases } = require('./ratio-phases');
 const { compileReplay } = require('./replay-values');
 const { dashboardPhase } = require('./dashboard-phase');
 const { scalePhase } = require('./scale-phase');
+const { issuancePhases } = require('./issuance-phase');
 const { buildFigures, writeResults, renderFrom } = require('./report');
 const { seedMerchants, findFixedItem } = require('./seed');
 const { buildIfNeeded, Service, api, dropDatabase } = require('./service');
@@ -103,6 +104,9 @@ async function main() {
     await profilePhase(ctx, 'profile_create_1_merchant', [hot]);
     await profilePhase(ctx, 'profile_create_20_merchants', twenty);
   }
+
+  // 8. Card issuance with a 500 ms supplier (restarts the service with its settings, so it runs last)
+  if (wanted('issuance')) await issuancePhases(ctx, merchants.slice(2, MERCHANTS), results.config.fixedItem);
 
   await ctx.service.stop();
   if (replay) results.invariants.push(await invariants(ctx.db, 'after the ceiling replays', merchants.map((m) => m.accountId)));

@@ -32,12 +32,13 @@ class Service {
     });
   }
 
-  static async start() {
-    log(`starting the service on ${BASE}, database ${DB_NAME}`);
+  /** `env`: settings on top of SERVICE_ENV (e.g. the issuance phases' supplier latency). */
+  static async start(env = {}) {
+    log(`starting the service on ${BASE}, database ${DB_NAME}${Object.keys(env).length ? ` with ${JSON.stringify(env)}` : ''}`);
     const out = fs.openSync(path.join(TMP, 'service.log'), 'a');
     const child = spawn(process.execPath, [...NODE_ARGS, '-r', path.join(__dirname, 'agent.js'), 'dist/apps/api/src/main.js'], {
       cwd: ROOT,
-      env: SERVICE_ENV,
+      env: { ...SERVICE_ENV, ...env },
       stdio: ['ignore', out, out, 'ipc'],
     });
     const service = new Service(child);

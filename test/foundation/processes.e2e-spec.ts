@@ -57,7 +57,7 @@ describe('start-up', () => {
         const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
         return res.status === 200 ? res.json() : undefined;
       }, 30_000);
-      expect(ready).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } });
+      expect(ready).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' }, supplier: 'closed' });
       expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
 
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

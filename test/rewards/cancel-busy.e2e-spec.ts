@@ -3,8 +3,9 @@ import { choiceReward, fund } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
- * A cancel waits for the reward's row lock (card issuance holds it across the supplier call) for at
- * most 10 s; then it answers 503 and changes nothing, so the client retries instead of hanging.
+ * A cancel waits for the reward's row lock for at most 10 s; then it answers 503 and changes nothing,
+ * so the client retries instead of hanging. (No supplier call holds that lock any more; this guards
+ * against any other long transaction.)
  */
 describe('cancel of a reward another transaction holds', () => {
   let t: TestApp;
@@ -21,7 +22,7 @@ describe('cancel of a reward another transaction holds', () => {
     const sent = await t.api.as(m.key).post('/v1/rewards', choiceReward(2_000));
     const id = sent.body.reward.id;
     const before = (await t.api.as(m.key).get('/v1/wallet')).body.wallet;
-    // Stands in for an issuance that is waiting for the supplier with the reward locked.
+    // Stands in for any transaction that keeps the reward locked for long.
     const holder = t.app.get(DataSource).createQueryRunner();
     await holder.connect();
     await holder.startTransaction();

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
+import { SupplierGate } from '@app/catalog';
 import { RedisClient } from '@app/core';
 
 /**
@@ -10,7 +11,9 @@ import { RedisClient } from '@app/core';
  * without it the process is not ready (503). Without Redis it still serves (rate limits per
  * process, queue work picked up by the sweepers when Redis returns), so it stays ready and says
  * it is degraded: taking every instance out of a load balancer for a Redis outage would turn a
- * degraded service into none (docs/operations.md, Degraded modes).
+ * degraded service into none. Readiness also reports the card supplier's circuit (`closed`,
+ * `half_open`, `open`) without turning red for it: a paused supplier delays card issuance, the API
+ * still serves (docs/operations.md, Degraded modes and Health).
  */
 @ApiExcludeController()
 @Public()
@@ -19,6 +22,7 @@ export class HealthController {
   constructor(
     private readonly dataSource: DataSource,
     private readonly redis: RedisClient,
+    private readonly supplierGate: SupplierGate,
   ) {}
 
   @Get('live')
@@ -29,22 +33,23 @@ export class HealthController {
 
   @Get('ready')
   async ready(@Res({ passthrough: true }) response: Response) {
-    const [postgres, redis] = await Promise.all([
+    const [postgres, redis, supplier] = await Promise.all([
       withTimeout(this.dataSource.query('SELECT 1').then(() => 'ok' as const)),
       // Just after start the connection may not be up yet: wait for it (within the check's time) rather than say "down".
       withTimeout(this.redis.connected.then(() => this.redis.ping()).then(() => 'ok' as const)),
+      withTimeout(this.supplierGate.state(), 'unknown' as const),
     ]);
     const ready = postgres === 'ok';
     response.status(ready ? 200 : 503);
-    return { status: !ready ? 'unavailable' : redis === 'ok' ? 'ok' : 'degraded', checks: { postgres, redis } };
+    return { status: !ready ? 'unavailable' : redis === 'ok' ? 'ok' : 'degraded', checks: { postgres, redis }, supplier };
   }
 }
 
-async function withTimeout(check: Promise<'ok'>, ms = 2000): Promise<'ok' | 'down'> {
+async function withTimeout<T extends string, F extends string = 'down'>(check: Promise<T>, otherwise = 'down' as F, ms = 2000): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'down'>((resolve) => (timer = setTimeout(() => resolve('down'), ms)));
+  const timeout = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(otherwise), ms)));
   try {
-    return await Promise.race([check.catch(() => 'down' as const), timeout]);
+    return await Promise.race([check.catch(() => otherwise), timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -8,3 +8,5 @@ export * from './entities/catalog-brand.entity';
 export * from './entities/catalog-item.entity';
 export * from './supplier/supplier.port';
 export * from './supplier/tango/tango-supplier';
+export * from './supplier/supplier-gate';
+export { SandboxRedisOrderBook } from './supplier/sandbox-redis-order-book';

@@ -2,8 +2,8 @@
 WITH new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
        SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $1::jsonb)
         WHERE true),
-new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issued_at, created_at)
-       SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issued_at, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $2::jsonb)
+new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at)
+       SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $2::jsonb)
         WHERE true),
 new_links AS (INSERT INTO redemption_links (token_hash, reward_id, channel)
        SELECT token_hash, reward_id, channel FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)

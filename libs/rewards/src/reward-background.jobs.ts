@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/core';
+import { ISSUANCE_LEASE_MS } from './card-issuance.service';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { RewardJobs } from './reward-jobs';
 
@@ -43,9 +44,14 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
   }
 
   async enqueueOrphans(): Promise<void> {
+    // A card whose issuance lease ran out was left by a run that died at the supplier: enqueued
+    // again, its next run looks the order up (docs/rewards.md, Issuance). A live lease is left alone.
     const cards: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM reward_cards WHERE status = 'PENDING' AND created_at < now() - $1::interval ORDER BY created_at LIMIT 1000`,
-      [ORPHAN_AFTER],
+      `SELECT id FROM reward_cards
+        WHERE status = 'PENDING' AND created_at < now() - $1::interval
+          AND (issuing_since IS NULL OR issuing_since < clock_timestamp() - make_interval(secs => $2::float8 / 1000))
+        ORDER BY created_at LIMIT 1000`,
+      [ORPHAN_AFTER, ISSUANCE_LEASE_MS],
     );
     const mails: { id: string }[] = await this.dataSource.query(
       `SELECT id FROM mail_jobs WHERE status = 'PENDING' AND created_at < now() - $1::interval ORDER BY created_at LIMIT 1000`,

@@ -111,6 +111,8 @@ export function pendingCard(
     credentials: null,
     failureReason: null,
     supplierRequestedAt: null,
+    issuingSince: null,
+    issueAttempts: 0,
     issuedAt: null,
     createdAt: now,
   } satisfies Omit<RewardCardEntity, 'seq'>);

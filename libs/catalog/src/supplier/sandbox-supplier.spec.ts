@@ -1,5 +1,5 @@
 import { SANDBOX_FAILING_BRAND_KEY } from './sandbox-catalog';
-import { SandboxSupplier } from './sandbox-supplier';
+import { SandboxMemoryOrderBook, SandboxSupplier, sandboxLatency } from './sandbox-supplier';
 import { SupplierBrand, SupplierError, SupplierItem } from './supplier.port';
 
 const supplier = () => new SandboxSupplier(() => 0);
@@ -92,6 +92,38 @@ describe('sandbox supplier issuance', () => {
     expect(await supplier().issueCard(request)).toEqual(card);
     const other = await first.issueCard({ ...request, reference: 'card_other' });
     expect(other.credentials[0].value).not.toBe(card.credentials[0].value);
+  });
+
+  it('getCard finds an order placed through another instance sharing the order book (another worker), never a second order', async () => {
+    const book = new SandboxMemoryOrderBook();
+    const repeats: string[] = [];
+    book.noteRepeat = async (reference: string) => void repeats.push(reference);
+    const fixed = await item((b, i) => b.brandKey === 'amazon-us' && i.faceValue === 25);
+    const card = await new SandboxSupplier(() => 0, book).issueCard({ utid: fixed.utid, amountCents: 2500, currency: 'USD', reference: 'card_shared' });
+    const other = new SandboxSupplier(() => 0, book);
+    expect(await other.getCard('card_shared')).toEqual(card);
+    expect(repeats).toEqual([]);
+    // Asked again with the same reference: the original card, counted as a repeat, not a new order.
+    expect(await other.issueCard({ utid: fixed.utid, amountCents: 2500, currency: 'USD', reference: 'card_shared' })).toEqual(card);
+    expect(repeats).toEqual(['card_shared']);
+  });
+
+  it('places the order halfway through its latency, so a caller that gives up mid-call may leave an order behind', async () => {
+    const s = new SandboxSupplier(() => 200);
+    const fixed = await item((b, i) => b.brandKey === 'amazon-us' && i.faceValue === 25);
+    const issuing = s.issueCard({ utid: fixed.utid, amountCents: 2500, currency: 'USD', reference: 'card_midway' });
+    expect(await s.getCard('card_midway')).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await s.getCard('card_midway')).not.toBeNull();
+    expect(await issuing).toEqual(await s.getCard('card_midway'));
+  });
+
+  it('latency is SANDBOX_SUPPLIER_LATENCY_MS plus 0 to SANDBOX_SUPPLIER_JITTER_MS', () => {
+    const draws = Array.from({ length: 200 }, sandboxLatency(300, 50));
+    expect(Math.min(...draws)).toBeGreaterThanOrEqual(300);
+    expect(Math.max(...draws)).toBeLessThanOrEqual(350);
+    expect(new Set(draws).size).toBeGreaterThan(1);
+    expect(new Set(Array.from({ length: 20 }, sandboxLatency(120, 0)))).toEqual(new Set([120]));
   });
 
   it('getCard returns a card this process issued, and null for one it never issued', async () => {

@@ -64,9 +64,9 @@ export interface SupplierCard {
 
 /**
  * A failed supplier call. `permanent` errors (unknown item, amount out of range, brand refusing)
- * will fail again on retry and become `card.failed`; transient ones (timeouts, 5xx, 429) are
- * retried with the same reference. `retryAfterMs` is how long the supplier asked us to wait
- * (a Retry-After header), when it said.
+ * will fail again on retry and become `card.failed`; transient ones (timeouts, 5xx, 429) are retried
+ * with the same reference. `retryAfterMs` is the supplier's own word on when to come back (a 429 or
+ * 503 with Retry-After): every worker holds off calling that supplier until then.
  */
 export class SupplierError extends Error {
   constructor(

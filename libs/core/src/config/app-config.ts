@@ -24,6 +24,11 @@ export interface AppConfig {
   supplierTimeoutMs: number;
   /** Set when supplier is `tango` (docs/suppliers.md). */
   tango: TangoConfig | null;
+  /** Card issuances one worker process runs at once (docs/rewards.md, Issuance); not bounded by the database pool. */
+  issuanceConcurrency: number;
+  /** How long the sandbox supplier takes per call, plus up to `sandboxSupplierJitterMs` drawn per call. */
+  sandboxSupplierLatencyMs: number;
+  sandboxSupplierJitterMs: number;
   smtpUrl: string | null;
   mailOutboxDir: string;
   mailFrom: string;
@@ -158,6 +163,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     supplier,
     supplierTimeoutMs: integer(env, 'SUPPLIER_TIMEOUT_MS', 10_000, 100, 120_000),
     tango: supplier === 'tango' ? tangoConfig(env) : null,
+    issuanceConcurrency: integer(env, 'ISSUANCE_CONCURRENCY', 16, 1, 1000),
+    sandboxSupplierLatencyMs: integer(env, 'SANDBOX_SUPPLIER_LATENCY_MS', 100, 0, 120_000),
+    sandboxSupplierJitterMs: integer(env, 'SANDBOX_SUPPLIER_JITTER_MS', 0, 0, 120_000),
     smtpUrl: url(env, 'SMTP_URL', null, ['smtp:', 'smtps:']),
     mailOutboxDir: raw(env, 'MAIL_OUTBOX_DIR') ?? './var/outbox',
     mailFrom,

@@ -64,11 +64,22 @@ export class RewardCardEntity {
 
   /**
    * Set, and committed, before the supplier is first asked for this card. From then on only the
-   * supplier's answer settles the card: a cancel waits for it instead of refunding a card that may
+   * supplier's answer settles the card: a cancel answers 422 instead of refunding a card that may
    * exist.
    */
   @Column({ name: 'supplier_requested_at', type: 'timestamptz', nullable: true })
   supplierRequestedAt: Date | null;
+
+  /**
+   * The lease of the issuance run that is at the supplier for this card, refreshed while the call
+   * lasts; null when no run is. A run whose lease ran out is presumed dead and another may take over.
+   */
+  @Column({ name: 'issuing_since', type: 'timestamptz', nullable: true })
+  issuingSince: Date | null;
+
+  /** Issuance runs that asked the supplier for this card; after the first, a run looks the order up first. */
+  @Column({ name: 'issue_attempts', type: 'integer', default: 0 })
+  issueAttempts: number;
 
   @Column({ name: 'issued_at', type: 'timestamptz', nullable: true })
   issuedAt: Date | null;

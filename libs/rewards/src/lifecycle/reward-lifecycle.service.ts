@@ -50,16 +50,19 @@ export interface PickOutcome {
   body: { card: IssuedCardDto };
 }
 
+/** A card whose issuance lease a run holds (see `markForIssuance`): what the supplier is asked for. */
+export type MarkedCard = Pick<RewardCardEntity, 'id' | 'utid' | 'amountCents' | 'currency' | 'issueAttempts'>;
+
 /** A card waiting for the supplier, locked with its reward (see `lockPendingCard`). */
 export interface LockedCard {
   reward: RewardEntity;
   card: RewardCardEntity;
 }
 
-/** The reward is locked by a card issuance that is waiting for the supplier. */
+/** The reward's row stayed locked by another transaction for longer than a cancel waits. */
 export class RewardBusyError extends UnavailableError {
   constructor() {
-    super('The reward is busy (a card is being issued); retry shortly.');
+    super('The reward is busy (another change to it is in progress); retry shortly.');
   }
 }
 
@@ -237,11 +240,23 @@ export class RewardLifecycle {
   }
 
   /**
-   * Marks the card as asked of the supplier (committed before the call): from then on only the
-   * supplier's answer settles it, and a cancel no longer refunds it.
+   * Mark: takes the card's issuance lease and records that the supplier is being asked, committed
+   * on its own before the call (no transaction or row lock is held while the supplier answers).
+   * From then on only the supplier's answer settles the card, and a cancel no longer refunds it.
+   * Null when the card is settled, or another run holds a live lease on it.
    */
-  async markSupplierAsked(manager: EntityManager, { card }: LockedCard): Promise<void> {
-    if (!card.supplierRequestedAt) await this.rewards.updateCard(manager, card.id, { supplierRequestedAt: new Date() });
+  markForIssuance(cardId: string, leaseMs: number): Promise<MarkedCard | null> {
+    return this.rewards.markIssuing(this.dataSource.manager, cardId, leaseMs);
+  }
+
+  /** Keeps the lease of a run whose supplier call is taking long, so no other run takes the card over. */
+  renewIssuance(card: MarkedCard): Promise<void> {
+    return this.rewards.touchIssuing(this.dataSource.manager, card.id, card.issueAttempts, true);
+  }
+
+  /** Gives the lease up after a transient failure, so the next retry need not wait for it to run out. */
+  releaseIssuance(card: MarkedCard): Promise<void> {
+    return this.rewards.touchIssuing(this.dataSource.manager, card.id, card.issueAttempts, false);
   }
 
   /**
@@ -257,18 +272,11 @@ export class RewardLifecycle {
     const now = new Date();
     await this.rewards.updateCard(manager, card.id, {
       status: 'ISSUED',
+      issuingSince: null,
       credentials: issued.credentials,
       redemptionInstructions: issued.redemptionInstructions,
       issuedAt: now,
     });
-    const captured = await this.ledger.capture(manager, {
-      accountId: reward.accountId,
-      amountCents: card.amountCents,
-      relatedType: 'card',
-      relatedId: card.id,
-      description: `${card.brandName} card for reward ${reward.id}`,
-    });
-    if (!captured) throw new Error(`card ${card.id} was already captured while PENDING`);
     const timeline: TimelineEntry[] = [this.cardEntry(reward, card, 'card.issued', 'ISSUED')];
     const next = await this.statusAfterCard(manager, reward, card.id);
     if (next && next !== reward.status) {
@@ -283,6 +291,16 @@ export class RewardLifecycle {
       });
     }
     await this.timeline.record(manager, timeline);
+    // Last: the capture locks the merchant's wallet row until commit, and every card of that
+    // merchant settles through it, so it is held for as short a time as possible.
+    const captured = await this.ledger.capture(manager, {
+      accountId: reward.accountId,
+      amountCents: card.amountCents,
+      relatedType: 'card',
+      relatedId: card.id,
+      description: `${card.brandName} card for reward ${reward.id}`,
+    });
+    if (!captured) throw new Error(`card ${card.id} was already captured while PENDING`);
   }
 
   /**
@@ -291,17 +309,8 @@ export class RewardLifecycle {
    * what is left; if the reward has closed meanwhile, the value goes to the wallet.
    */
   async fail(manager: EntityManager, { reward, card }: LockedCard, reason: string): Promise<void> {
-    await this.rewards.updateCard(manager, card.id, { status: 'FAILED', failureReason: reason.slice(0, 500) });
+    await this.rewards.updateCard(manager, card.id, { status: 'FAILED', issuingSince: null, failureReason: reason.slice(0, 500) });
     const closed = reward.status === 'CANCELED' || reward.status === 'EXPIRED';
-    if (reward.type === 'FIXED' || closed) {
-      await this.release(manager, {
-        accountId: reward.accountId,
-        amountCents: card.amountCents,
-        relatedType: 'card',
-        relatedId: card.id,
-        description: `Card ${card.id} failed; value returned`,
-      });
-    }
     if (reward.type === 'FIXED') {
       await this.rewards.update(manager, reward.id, { status: 'CANCELED' });
     } else if (!closed) {
@@ -312,17 +321,31 @@ export class RewardLifecycle {
       });
     }
     await this.timeline.record(manager, [this.cardEntry(reward, card, 'card.failed', 'FAILED', { reason })]);
+    // Last, as in `issue`: the wallet row stays locked only until commit.
+    if (reward.type === 'FIXED' || closed) {
+      await this.release(manager, {
+        accountId: reward.accountId,
+        amountCents: card.amountCents,
+        relatedType: 'card',
+        relatedId: card.id,
+        description: `Card ${card.id} failed; value returned`,
+      });
+    }
   }
 
   /**
    * Cancel: value not yet in a card returns to the wallet; a FIXED reward's PENDING card is
-   * cancelled and its value returned. Card issuance holds the reward lock while it calls the
-   * supplier, so a cancel that races it waits, then finds the reward REDEEMED (422) or the card
-   * still PENDING: never both a card and a refund.
+   * cancelled and its value returned, unless the supplier has been asked for it: then 422 at once,
+   * and the issuance settles it (REDEEMED, or FAILED with the value back). Issuance marks the card
+   * under the card's row lock, which cancel takes too, so exactly one of them wins: never both a
+   * card and a refund.
    */
   async cancel(accountId: string, id: string, origin: AuditOrigin): Promise<void> {
+    // Answered without waiting on any lock: nothing a cancel could do changes a card at the supplier.
+    if (await this.rewards.fixedCardAtSupplier(this.dataSource.manager, id, accountId)) throw this.beingIssued(id);
     await this.dataSource.transaction(async (manager) => {
-      // Issuance holds the reward lock across the supplier call; wait for it, but not forever.
+      // Row locks are only ever held for short transactions (no supplier call runs inside one);
+      // still, never wait forever.
       await manager.query(`SET LOCAL lock_timeout = '10s'`);
       const reward = await this.rewards.lock(manager, id, accountId).catch((error: { driverError?: { code?: string } }) => {
         if (error.driverError?.code === '55P03') throw new RewardBusyError();
@@ -341,8 +364,8 @@ export class RewardLifecycle {
         const card = await this.rewards.lockCard(manager, { rewardId: id, status: 'PENDING' });
         if (card?.supplierRequestedAt) {
           // The supplier was asked and has not answered for sure: refunding now could pay for a card
-          // twice. The issuance retry settles it (REDEEMED, or FAILED with the value returned).
-          throw new ValidationError(`Reward ${id}'s card is being issued and can no longer be cancelled; retry to see the outcome.`);
+          // twice. The issuance settles it (REDEEMED, or FAILED with the value returned).
+          throw this.beingIssued(id);
         }
         if (card) {
           await this.rewards.updateCard(manager, card.id, { status: 'CANCELED' });
@@ -427,6 +450,10 @@ export class RewardLifecycle {
       await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.resent', { channel: 'email' }) }]);
     });
     await this.jobs.enqueue({ mailJobIds: [mailJobId] });
+  }
+
+  private beingIssued(id: string): ValidationError {
+    return new ValidationError(`Reward ${id}'s card is being issued and can no longer be cancelled; retry to see the outcome.`);
   }
 
   /** FIXED: REDEEMED with its card. CHOICE: REDEEMED once nothing is left or pending, else PARTIALLY_REDEEMED. */

@@ -26,9 +26,9 @@ export class RewardRepository {
   ) {}
 
   /**
-   * Locks reward `id` (of `accountId`, when given) until the caller's transaction ends. Issuance,
-   * picks and cancel all take this lock first, then any card's: one order, so they queue up on
-   * the reward and never deadlock.
+   * Locks reward `id` (of `accountId`, when given) until the caller's transaction ends. Issuance's
+   * settle, picks and cancel all take this lock first, then any card's: one order, so they queue up
+   * on the reward and never deadlock. None of them holds it across a supplier call.
    */
   lock(manager: EntityManager, id: string, accountId?: string): Promise<RewardEntity | null> {
     const query = this.locking(manager).where('r.id = :id', { id });
@@ -60,6 +60,52 @@ export class RewardRepository {
       ? query.where('c.id = :id', { id: where.id })
       : query.where('c.reward_id = :rewardId AND c.status = :status', where)
     ).getOne();
+  }
+
+  /**
+   * Takes the issuance lease of a PENDING card that no live run holds, in one statement (no
+   * transaction stays open): sets `issuing_since`, counts the attempt and records the first time
+   * the supplier is asked. Null when the card is settled or another run's lease is still live.
+   */
+  async markIssuing(
+    manager: EntityManager,
+    cardId: string,
+    leaseMs: number,
+  ): Promise<Pick<RewardCardEntity, 'id' | 'utid' | 'amountCents' | 'currency' | 'issueAttempts'> | null> {
+    const [row] = await queryRows<{ id: string; utid: string; amount_cents: string; currency: string; issue_attempts: number }>(
+      manager,
+      `UPDATE reward_cards
+          SET issuing_since = clock_timestamp(), issue_attempts = issue_attempts + 1,
+              supplier_requested_at = COALESCE(supplier_requested_at, clock_timestamp())
+        WHERE id = $1 AND status = 'PENDING'
+          AND (issuing_since IS NULL OR issuing_since < clock_timestamp() - make_interval(secs => $2::float8 / 1000))
+        RETURNING id, utid, amount_cents, currency, issue_attempts`,
+      [cardId, leaseMs],
+    );
+    return row
+      ? { id: row.id, utid: row.utid, amountCents: Number(row.amount_cents), currency: row.currency, issueAttempts: row.issue_attempts }
+      : null;
+  }
+
+  /** Renews (`renew`) or gives up the lease taken by attempt `attempt`, if it still holds it. */
+  async touchIssuing(manager: EntityManager, cardId: string, attempt: number, renew: boolean): Promise<void> {
+    await manager.query(
+      `UPDATE reward_cards SET issuing_since = ${renew ? 'clock_timestamp()' : 'NULL'}
+        WHERE id = $1 AND status = 'PENDING' AND issue_attempts = $2 AND issuing_since IS NOT NULL`,
+      [cardId, attempt],
+    );
+  }
+
+  /** A FIXED reward's PENDING card that the supplier was asked for, read without any lock. */
+  async fixedCardAtSupplier(manager: EntityManager, rewardId: string, accountId: string): Promise<boolean> {
+    const rows = await manager.query(
+      `SELECT 1 FROM reward_cards c JOIN rewards r ON r.id = c.reward_id
+        WHERE c.reward_id = $1 AND r.account_id = $2 AND r.type = 'FIXED'
+          AND c.status = 'PENDING' AND c.supplier_requested_at IS NOT NULL
+        LIMIT 1`,
+      [rewardId, accountId],
+    );
+    return rows.length > 0;
   }
 
   /** Whether the account has this reward, without loading it. */

@@ -7,6 +7,7 @@ import { Rewards1763800000000 } from './1763800000000-rewards';
 import { Dashboard1763850000000 } from './1763850000000-dashboard';
 import { AuditLog1763900000000 } from './1763900000000-audit-log';
 import { CatalogRules1763910000000 } from './1763910000000-catalog-rules';
+import { CardIssuanceLease1763940000000 } from './1763940000000-card-issuance-lease';
 import { ListCounts1763950000000 } from './1763950000000-list-counts';
 import { DeliveryLeases1763970000000 } from './1763970000000-delivery-leases';
 
@@ -21,6 +22,7 @@ export const MIGRATIONS = [
   Dashboard1763850000000,
   AuditLog1763900000000,
   CatalogRules1763910000000,
+  CardIssuanceLease1763940000000,
   ListCounts1763950000000,
   DeliveryLeases1763970000000,
 ];
