@@ -75,4 +75,40 @@ function cpuDiff(a, b) {
   return { busyPct: busy, ...parts, otherPct: round(busy - Object.values(parts).reduce((x, y) => x + y, 0), 1), note: '% of all cores' };
 }
 
-module.exports = { describeMachine, loadavg, cpuSnapshot, cpuDiff };
+/** CPU jiffies of each thread of process `pid` (the service: its main thread is the API, a worker thread runs the worker side). */
+function threadSnapshot(pid) {
+  const threads = new Map();
+  let tids = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return { at: Date.now(), threads };
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(tid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // the thread ended
+    }
+  }
+  return { at: Date.now(), threads };
+}
+
+/**
+ * Per-thread CPU between two snapshots, as % of one core (100 = a thread that never waited): the main
+ * thread (tid = pid, the API), the busiest other thread (the worker thread, which runs the relay, the
+ * deliverer and the other background work) and the rest (GC, libuv pool, V8 platform) together.
+ */
+function threadDiff(a, b, pid) {
+  const seconds = (b.at - a.at) / 1000 || 1;
+  const pct = (jiffies) => round(jiffies / seconds, 1); // 100 jiffies per second per core
+  const used = [...b.threads].map(([tid, j]) => [tid, j - (a.threads.get(tid) ?? 0)]);
+  const main = used.find(([tid]) => Number(tid) === pid)?.[1] ?? 0;
+  const others = used.filter(([tid]) => Number(tid) !== pid).sort((x, y) => y[1] - x[1]);
+  const rest = others.slice(1).reduce((n, [, j]) => n + j, 0);
+  return { mainThreadPctOfCore: pct(main), busiestOtherThreadPctOfCore: pct(others[0]?.[1] ?? 0), restPctOfCore: pct(rest), note: '% of one core; 100 = saturated' };
+}
+
+module.exports = { describeMachine, loadavg, cpuSnapshot, cpuDiff, threadSnapshot, threadDiff };
