@@ -88,7 +88,9 @@ function threadSnapshot(pid) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      threads.set(tid, Number(fields[11]) + Number(fields[12]));
+      // schedstat: ns on a CPU, ns runnable but waiting for one (a starved thread shows here, not in CPU time).
+      const waitedNs = Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+      threads.set(tid, { jiffies: Number(fields[11]) + Number(fields[12]), waitedNs });
     } catch {
       // the thread ended
     }
@@ -104,11 +106,19 @@ function threadSnapshot(pid) {
 function threadDiff(a, b, pid) {
   const seconds = (b.at - a.at) / 1000 || 1;
   const pct = (jiffies) => round(jiffies / seconds, 1); // 100 jiffies per second per core
-  const used = [...b.threads].map(([tid, j]) => [tid, j - (a.threads.get(tid) ?? 0)]);
-  const main = used.find(([tid]) => Number(tid) === pid)?.[1] ?? 0;
+  const used = [...b.threads].map(([tid, t]) => [tid, t.jiffies - (a.threads.get(tid)?.jiffies ?? 0), t.waitedNs - (a.threads.get(tid)?.waitedNs ?? 0)]);
+  const main = used.find(([tid]) => Number(tid) === pid) ?? [pid, 0, 0];
   const others = used.filter(([tid]) => Number(tid) !== pid).sort((x, y) => y[1] - x[1]);
   const rest = others.slice(1).reduce((n, [, j]) => n + j, 0);
-  return { mainThreadPctOfCore: pct(main), busiestOtherThreadPctOfCore: pct(others[0]?.[1] ?? 0), restPctOfCore: pct(rest), note: '% of one core; 100 = saturated' };
+  const waited = (t) => (t ? round(t[2] / 1e7 / seconds, 1) : null); // % of the wall time spent runnable but off the CPU
+  return {
+    mainThreadPctOfCore: pct(main[1]),
+    busiestOtherThreadPctOfCore: pct(others[0]?.[1] ?? 0),
+    restPctOfCore: pct(rest),
+    mainThreadWaitingForCpuPct: waited(main),
+    busiestOtherThreadWaitingForCpuPct: waited(others[0]),
+    note: '% of one core; 100 = saturated. WaitingForCpu: % of the time runnable but not running (the box, not the service)',
+  };
 }
 
 module.exports = { describeMachine, loadavg, cpuSnapshot, cpuDiff, threadSnapshot, threadDiff };
