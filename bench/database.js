@@ -102,10 +102,12 @@ function statementSampler() {
     await client.connect();
     while (running) {
       const { rows } = await client.query(
-        `SELECT regexp_replace(left(query, 160), '\\s+', ' ', 'g') AS q, count(*)::int AS n
+        // A session idle inside a transaction is waiting on the service: named by the last statement it ran.
+        `SELECT CASE WHEN state = 'active' THEN '' ELSE '(idle in transaction after) ' END
+                || regexp_replace(left(query, 160), '\\s+', ' ', 'g') AS q, count(*)::int AS n
            FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-            AND application_name <> $1 AND state = 'active'
+            AND application_name <> $1 AND state IN ('active', 'idle in transaction')
           GROUP BY 1`,
         [APPLICATION_NAME],
       );
