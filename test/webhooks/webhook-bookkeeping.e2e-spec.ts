@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { WEBHOOK_BOOKKEEPING_DB } from '@app/webhooks';
+import { WEBHOOK_BOOKKEEPING_DB, WebhookDeliverer, WebhookRelay } from '@app/webhooks';
 import { isolatedDatabase, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /**
@@ -26,5 +26,9 @@ describe('webhook bookkeeping connections', () => {
     expect(await synchronousCommit(worker.app.get<DataSource>(WEBHOOK_BOOKKEEPING_DB))).toBe('off');
     expect(await synchronousCommit(worker.app.get(DataSource))).toBe('on');
     expect(await synchronousCommit(t.app.get(DataSource))).toBe('on');
+    // The relay (fan-out) and the deliverer (claims) write through those connections.
+    const bookkeeping = worker.app.get<DataSource>(WEBHOOK_BOOKKEEPING_DB);
+    expect((worker.app.get(WebhookRelay) as unknown as { dataSource: DataSource }).dataSource).toBe(bookkeeping);
+    expect((worker.app.get(WebhookDeliverer) as unknown as { dataSource: DataSource }).dataSource).toBe(bookkeeping);
   });
 });
