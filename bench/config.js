@@ -62,6 +62,8 @@ config.SERVICE_ENV = {
   MAIL_OUTBOX_DIR: path.join(TMP, 'outbox'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   RUN_WORKERS: 'true',
+  // The expiry phase's rewards fall due while it watches: sweep every second rather than every minute.
+  EXPIRY_SWEEP_INTERVAL_MS: '1000',
 };
 
 config.log = (...args) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${args.join(' ')}\n`);

@@ -88,4 +88,45 @@ async function invariants(db, label, accountIds) {
   return out;
 }
 
-module.exports = { connect, waitSampler, backlog, drain, rewardCount, invariants };
+/**
+ * Samples the statements the service's backends are running (pg_stat_activity every 100 ms, text
+ * normalised): a stand-in for pg_stat_statements, which the shared server does not load. The share of
+ * samples a statement is seen active in says where the database time goes.
+ */
+function statementSampler() {
+  const client = new Client({ connectionString: DATABASE_URL, application_name: APPLICATION_NAME });
+  const counts = new Map();
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const { rows } = await client.query(
+        // A session idle inside a transaction is waiting on the service: named by the last statement it ran.
+        `SELECT CASE WHEN state = 'active' THEN '' ELSE '(idle in transaction after) ' END
+                || regexp_replace(left(query, 160), '\\s+', ' ', 'g') AS q, count(*)::int AS n
+           FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+            AND application_name <> $1 AND state IN ('active', 'idle in transaction')
+          GROUP BY 1`,
+        [APPLICATION_NAME],
+      );
+      samples++;
+      for (const r of rows) counts.set(r.q, (counts.get(r.q) || 0) + r.n);
+      await sleep(100);
+    }
+    await client.end();
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return [...counts.entries()]
+        .map(([statement, n]) => ({ statement, avgActiveBackends: round(n / (samples || 1), 2) }))
+        .sort((a, b) => b.avgActiveBackends - a.avgActiveBackends)
+        .slice(0, 6);
+    },
+  };
+}
+
+module.exports = { connect, waitSampler, statementSampler, backlog, drain, rewardCount, invariants };

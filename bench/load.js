@@ -38,7 +38,7 @@ function summarise(res, expected = 2) {
  * "half of peak" would arrive as full-speed bursts. Latency counts from the scheduled send time, so
  * a request that waits for a free connection is charged for the wait (no coordinated omission).
  */
-async function paced(merchants, body, rate, seconds) {
+async function paced(merchants, body, rate, seconds, { samples = false } = {}) {
   // FIFO: every pooled socket is used in turn, so none idles past the server's keep-alive timeout
   // (with Node's default LIFO, a rarely used socket can be closed by the server just as it is reused).
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, scheduling: 'fifo' });
@@ -65,7 +65,7 @@ async function paced(merchants, body, rate, seconds) {
           res.resume();
           res.on('end', () => {
             latencies.push(performance.now() - scheduled);
-            timeline.push([scheduled - started, performance.now() - scheduled]);
+            timeline.push([scheduled - started, performance.now() - scheduled, status(res.statusCode)]);
             statusCodes[res.statusCode] = (statusCodes[res.statusCode] || 0) + 1;
             if (res.statusCode >= 200 && res.statusCode < 300) ok++;
             else errors++;
@@ -90,7 +90,10 @@ async function paced(merchants, body, rate, seconds) {
   agent.destroy();
   const durationS = (performance.now() - started) / 1000;
   const s = stats(latencies);
+  const epoch = Date.now() - performance.now();
   return {
+    // With `samples`: each response as [scheduled send time (epoch ms), latency ms, 2xx], to cut the run into slices.
+    ...(samples ? { samples: timeline.map(([at, ms, ok]) => [Math.round(epoch + started + at), round(ms, 1), ok]) } : {}),
     rps: round(ok / seconds, 1),
     ok,
     p50: round(s.p50, 0),
@@ -116,6 +119,8 @@ async function paced(merchants, body, rate, seconds) {
       .slice(0, 5),
   };
 }
+
+const status = (code) => code >= 200 && code < 300;
 
 const choiceBody = (i) =>
   JSON.stringify({ type: 'CHOICE', valueCents: CHOICE_CENTS, recipient: { email: `r${i}@example.test`, firstName: 'Ada' } });

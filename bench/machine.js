@@ -75,4 +75,50 @@ function cpuDiff(a, b) {
   return { busyPct: busy, ...parts, otherPct: round(busy - Object.values(parts).reduce((x, y) => x + y, 0), 1), note: '% of all cores' };
 }
 
-module.exports = { describeMachine, loadavg, cpuSnapshot, cpuDiff };
+/** CPU jiffies of each thread of process `pid` (the service: its main thread is the API, a worker thread runs the worker side). */
+function threadSnapshot(pid) {
+  const threads = new Map();
+  let tids = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return { at: Date.now(), threads };
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // schedstat: ns on a CPU, ns runnable but waiting for one (a starved thread shows here, not in CPU time).
+      const waitedNs = Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+      threads.set(tid, { jiffies: Number(fields[11]) + Number(fields[12]), waitedNs });
+    } catch {
+      // the thread ended
+    }
+  }
+  return { at: Date.now(), threads };
+}
+
+/**
+ * Per-thread CPU between two snapshots, as % of one core (100 = a thread that never waited): the main
+ * thread (tid = pid, the API), the busiest other thread (the worker thread, which runs the relay, the
+ * deliverer and the other background work) and the rest (GC, libuv pool, V8 platform) together.
+ */
+function threadDiff(a, b, pid) {
+  const seconds = (b.at - a.at) / 1000 || 1;
+  const pct = (jiffies) => round(jiffies / seconds, 1); // 100 jiffies per second per core
+  const used = [...b.threads].map(([tid, t]) => [tid, t.jiffies - (a.threads.get(tid)?.jiffies ?? 0), t.waitedNs - (a.threads.get(tid)?.waitedNs ?? 0)]);
+  const main = used.find(([tid]) => Number(tid) === pid) ?? [pid, 0, 0];
+  const others = used.filter(([tid]) => Number(tid) !== pid).sort((x, y) => y[1] - x[1]);
+  const rest = others.slice(1).reduce((n, [, j]) => n + j, 0);
+  const waited = (t) => (t ? round(t[2] / 1e7 / seconds, 1) : null); // % of the wall time spent runnable but off the CPU
+  return {
+    mainThreadPctOfCore: pct(main[1]),
+    busiestOtherThreadPctOfCore: pct(others[0]?.[1] ?? 0),
+    restPctOfCore: pct(rest),
+    mainThreadWaitingForCpuPct: waited(main),
+    busiestOtherThreadWaitingForCpuPct: waited(others[0]),
+    note: '% of one core; 100 = saturated. WaitingForCpu: % of the time runnable but not running (the box, not the service)',
+  };
+}
+
+module.exports = { describeMachine, loadavg, cpuSnapshot, cpuDiff, threadSnapshot, threadDiff };

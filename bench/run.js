@@ -21,6 +21,7 @@ const { seedMerchants, findFixedItem } = require('./seed');
 const { buildIfNeeded, Service, api, dropDatabase } = require('./service');
 const { captureCreatePlan } = require('./sql-capture');
 const { webhookPhase } = require('./webhook-phase');
+const { expiryPhase } = require('./expiry-phase');
 
 const ctx = {
   results: {
@@ -46,10 +47,15 @@ async function main() {
   ctx.service = await Service.start();
   ctx.db = await connect();
 
-  const { merchants } = await seedMerchants();
+  // The expiry and dashboard phases make merchants of their own: a run of only those seeds none.
+  const selfContained = ['expiry', 'dashboard'];
+  // A run of only webhooks (and those) needs the fan-out's merchant alone.
+  const groups = ONLY ? [...ONLY] : [];
+  const seedCount = !ONLY ? MERCHANTS + 1 : groups.every((g) => selfContained.includes(g)) ? 0 : groups.every((g) => [...selfContained, 'webhooks'].includes(g)) ? 1 : MERCHANTS + 1;
+  const { merchants } = seedCount ? await seedMerchants(seedCount) : { merchants: [] };
   const hot = merchants[0];
   const twenty = merchants.slice(0, MERCHANTS);
-  results.config.fixedItem = await findFixedItem(hot);
+  if (hot && seedCount > 1) results.config.fixedItem = await findFixedItem(hot);
 
   // The ceiling's script: the SQL of one creation, captured before any load; its per-request values checked at once.
   let replay = null;
@@ -91,7 +97,10 @@ async function main() {
   }
 
   // 5. Webhook fan-out
-  if (wanted('webhooks')) await webhookPhase(ctx, merchants[MERCHANTS]);
+  if (wanted('webhooks')) await webhookPhase(ctx, merchants[merchants.length - 1]);
+
+  // 5b. The expiry drain: 100,000 rewards of one merchant due at once, drained while it keeps sending
+  if (wanted('expiry')) await expiryPhase(ctx);
 
   // 6. The dashboard's Rewards page, on a merchant with 100,000 rewards, in Chromium
   if (wanted('dashboard')) await dashboardPhase(ctx);

@@ -5,9 +5,9 @@ const { MERCHANTS, STAMP, log } = require('./config');
 const { cli, api } = require('./service');
 
 /** MERCHANTS + 1 merchants (the last one is the webhook fan-out's), each funded with two top-ups. */
-async function seedMerchants() {
-  log(`seeding ${MERCHANTS + 1} merchants`);
-  const merchants = new Array(MERCHANTS + 1);
+async function seedMerchants(count = MERCHANTS + 1) {
+  log(`seeding ${count} merchants`);
+  const merchants = new Array(count);
   let next = 0;
   await Promise.all(
     [0, 1, 2, 3].map(async () => {

@@ -1,16 +1,24 @@
 'use strict';
 // Webhook fan-out: a local receiver answers 200 at once on WEBHOOK_ENDPOINTS endpoints of one merchant
-// while rewards are created on it; measures deliveries/s and the lag from event commit to receipt.
+// while rewards are created on it (each creation makes two events: reward.created and reward.sent).
+// Two runs: at half of the peak create rate (open loop), where the lag from event commit to receipt
+// must stay low and flat (first third of the run against the last third), and at full rate (closed
+// loop), which shows how many deliveries/s the service sustains and what saturates: CPU per thread of
+// the service, and the statements its database sessions spend their time in.
 const http = require('node:http');
-const { DURATION, WEBHOOK_ENDPOINTS, sleep } = require('./config');
-const { cannon, summarise, choiceBody, createRequests } = require('./load');
+const { DURATION, WEBHOOK_ENDPOINTS, log, sleep } = require('./config');
+const { cannon, paced, summarise, choiceBody, createRequests } = require('./load');
 const { measured } = require('./measure');
 const { round, stats } = require('./numbers');
 const { api } = require('./service');
+const { statementSampler } = require('./database');
+const { threadSnapshot, threadDiff } = require('./machine');
 
-async function webhookPhase(ctx, merchant) {
-  const { db } = ctx;
-  const receipts = [];
+/** The half-rate run is longer than the others: a lag that grows needs time to show. */
+const HALF_RATE_S = Math.max(DURATION, 15);
+
+function receiver() {
+  let receipts = [];
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
@@ -26,39 +34,96 @@ async function webhookPhase(ctx, merchant) {
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const port = server.address().port;
+  return {
+    server,
+    take() {
+      const taken = receipts;
+      receipts = [];
+      return taken;
+    },
+    get count() {
+      return receipts.length;
+    },
+  };
+}
+
+/** Lag figures of receipts: all, and by thirds of the load window (by when the event was committed). */
+function lagFigures(receipts, from, to) {
+  const lag = (xs) => stats(xs.map((r) => r.at - r.createdAt).filter((x) => !Number.isNaN(x)));
+  const third = (to - from) / 3;
+  return {
+    lagMs: lag(receipts),
+    lagFirstThirdMs: lag(receipts.filter((r) => r.createdAt < from + third)),
+    lagLastThirdMs: lag(receipts.filter((r) => r.createdAt >= to - third)),
+  };
+}
+
+/** One measured run: `load()` creates rewards; then waits for every delivery and reports. */
+async function fanoutRun(ctx, name, merchant, rx, load) {
+  const { db } = ctx;
+  return measured(ctx, name, async () => {
+    rx.take();
+    const statements = statementSampler();
+    const threads0 = threadSnapshot(ctx.service.pid);
+    const since = new Date();
+    const from = Date.now();
+    const creates = await load();
+    const to = Date.now();
+    const threads = threadDiff(threads0, threadSnapshot(ctx.service.pid), ctx.service.pid);
+    const topStatements = await statements.stop();
+    const receivedDuringLoad = rx.count;
+    const deadline = Date.now() + 180_000;
+    let expected = 0;
+    while (Date.now() < deadline) {
+      const { rows } = await db.query(
+        `SELECT (SELECT count(*) FROM events WHERE account_id = $1 AND created_at >= $2)::int AS events,
+                (SELECT count(*) FROM events WHERE account_id = $1 AND dispatched_at IS NULL)::int AS undispatched`,
+        [merchant.accountId, since],
+      );
+      expected = rows[0].events * WEBHOOK_ENDPOINTS;
+      if (rows[0].undispatched === 0 && rx.count >= expected) break;
+      await sleep(250);
+    }
+    const receipts = rx.take();
+    const first = Math.min(...receipts.map((r) => r.at));
+    const last = Math.max(...receipts.map((r) => r.at));
+    return {
+      endpoints: WEBHOOK_ENDPOINTS,
+      creates,
+      deliveries: receipts.length,
+      expectedDeliveries: expected,
+      duplicates: receipts.length - new Set(receipts.map((r) => `${r.endpoint} ${r.id}`)).size,
+      // Deliveries/s offered by the events against deliveries/s received while the load ran: the second
+      // falling short of the first is the backlog growing.
+      offeredDeliveriesPerS: round(expected / ((to - from) / 1000), 0),
+      deliveriesPerSDuringLoad: round(receivedDuringLoad / ((to - from) / 1000), 0),
+      deliveriesPerS: round(receipts.length / ((last - first) / 1000), 0),
+      ...lagFigures(receipts, from, to),
+      drainAfterLoadS: round((last - to) / 1000, 2),
+      serviceThreads: threads,
+      topStatements,
+    };
+  });
+}
+
+async function webhookPhase(ctx, merchant) {
+  // The peak create rate of this merchant, before it has endpoints (unless the create phases measured it).
+  let peak = ctx.results.phases.create_choice_1_merchant?.rps;
+  if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
+  const half = Math.max(1, Math.round(peak / 2));
+
+  const rx = receiver();
+  await new Promise((r) => rx.server.listen(0, '127.0.0.1', r));
+  const port = rx.server.address().port;
   for (let i = 0; i < WEBHOOK_ENDPOINTS; i++) {
     const res = await api(merchant.key, 'POST', '/v1/webhook-endpoints', { url: `http://127.0.0.1:${port}/hook/${i}`, events: [] });
     if (res.status !== 201) throw new Error(`webhook endpoint: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  await measured(ctx, 'webhook_fanout', async () => {
-    // events come from reward creations (reward.created + reward.sent) on one merchant with N endpoints
-    const load = summarise(await cannon({ duration: DURATION, requests: createRequests([merchant], choiceBody) }));
-    const deadline = Date.now() + 120_000;
-    let expected = 0;
-    while (Date.now() < deadline) {
-      expected = (await db.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE account_id = $1', [merchant.accountId])).rows[0].n;
-      const undispatched = (await db.query('SELECT count(*)::int AS n FROM events WHERE account_id = $1 AND dispatched_at IS NULL', [merchant.accountId])).rows[0].n;
-      if (undispatched === 0 && receipts.length >= expected) break;
-      await sleep(250);
-    }
-    const first = Math.min(...receipts.map((r) => r.at));
-    const last = Math.max(...receipts.map((r) => r.at));
-    const firstEvent = Math.min(...receipts.map((r) => r.createdAt));
-    return {
-      endpoints: WEBHOOK_ENDPOINTS,
-      creates: load,
-      deliveries: receipts.length,
-      expectedDeliveries: expected,
-      duplicates: receipts.length - new Set(receipts.map((r) => `${r.endpoint} ${r.id}`)).size,
-      deliveriesPerS: round(receipts.length / ((last - first) / 1000), 0),
-      deliveriesPerSFromFirstEvent: round(receipts.length / ((last - firstEvent) / 1000), 0),
-      lagMs: stats(receipts.map((r) => r.at - r.createdAt).filter((x) => !Number.isNaN(x))),
-      drainS: round((last - first) / 1000, 2),
-    };
-  });
-  server.close();
+  log(`webhooks: ${WEBHOOK_ENDPOINTS} endpoints; half of peak = ${half} creates/s for ${HALF_RATE_S} s, then full rate`);
+  const halfRun = await fanoutRun(ctx, 'webhook_fanout_half_peak', merchant, rx, () => paced([merchant], choiceBody, half, HALF_RATE_S));
+  halfRun.peakCreatesPerS = peak;
+  await fanoutRun(ctx, 'webhook_fanout', merchant, rx, async () => summarise(await cannon({ duration: DURATION, requests: createRequests([merchant], choiceBody) })));
+  rx.server.close();
 }
 
 module.exports = { webhookPhase };

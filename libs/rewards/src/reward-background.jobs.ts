@@ -39,7 +39,7 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
   }
 
   /** Expires due rewards (RewardLifecycle.expireDue); several workers may run it at once. */
-  expireDue(batchSize = 100): Promise<number> {
+  expireDue(batchSize?: number): Promise<number> {
     return this.lifecycle.expireDue(batchSize);
   }
 

@@ -97,6 +97,33 @@ export class WalletLedger {
     return this.write(manager, 'RELEASE', entry);
   }
 
+  /**
+   * Releases for many things at once, of any number of wallets, as a part of a larger statement
+   * (the expiry drain): one RELEASE row per entry, each once (a repeat inserts nothing), and each
+   * wallet updated once for the statement with the sum of its rows (docs/wallet-ledger.md). The
+   * returned CTE holds the rows written: the caller compares their number with the entries.
+   */
+  releaseEachIn(statement: Statement, entries: LedgerEntry[]): Cte {
+    if (entries.length === 0) throw new Error('no ledger entries to write');
+    entries.forEach((entry) => positiveCents(entry.amountCents));
+    return statement.with(
+      'released',
+      `INSERT INTO wallet_transactions
+         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, w.account_id, 'RELEASE', e.amount, -e.amount, e.description, e.related_type, e.related_id
+         FROM unnest(${statement.param(entries.map(() => newId('wtx')))}::text[],
+                     ${statement.param(entries.map((e) => e.accountId))}::text[],
+                     ${statement.param(entries.map((e) => e.amountCents))}::bigint[],
+                     ${statement.param(entries.map((e) => e.description ?? ''))}::text[],
+                     ${statement.param(entries.map((e) => e.relatedType))}::text[],
+                     ${statement.param(entries.map((e) => e.relatedId))}::text[])
+                AS e (id, account_id, amount, description, related_type, related_id)
+         JOIN wallets w ON w.account_id = e.account_id
+       ON CONFLICT (kind, related_type, related_id) DO NOTHING
+       RETURNING id`,
+    );
+  }
+
   /** Adds funds (a settled top-up). False when this top-up was already credited. */
   credit(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
     return this.write(manager, 'TOPUP', entry);

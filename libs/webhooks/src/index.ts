@@ -6,4 +6,5 @@ export * from './targets/dns-resolver';
 export * from './delivery/webhook-signer';
 export { WebhookDeliverer } from './delivery/webhook-deliverer';
 export { WebhookRelay } from './delivery/webhook-relay';
+export { WEBHOOK_BOOKKEEPING_DB } from './delivery/webhook-bookkeeping';
 export { MAX_SOCKETS_PER_ENDPOINT } from './delivery/webhook-http-client';

@@ -5,6 +5,7 @@ import { WebhookDeliverer } from './delivery/webhook-deliverer';
 import { WebhookDeliveryProcessor } from './delivery/webhook-delivery.processor';
 import { WebhookHttpClient } from './delivery/webhook-http-client';
 import { WebhookRelay } from './delivery/webhook-relay';
+import { webhookBookkeepingProviders } from './delivery/webhook-bookkeeping';
 import { SystemDnsResolver, WEBHOOK_DNS_RESOLVER } from './targets/dns-resolver';
 import { WebhookTargetGuard } from './targets/webhook-target-guard';
 
@@ -19,6 +20,7 @@ import { WebhookTargetGuard } from './targets/webhook-target-guard';
     WebhookHttpClient,
     WebhookTargetGuard,
     { provide: WEBHOOK_DNS_RESOLVER, useClass: SystemDnsResolver },
+    ...webhookBookkeepingProviders,
   ],
 })
 export class WebhooksWorkerModule {}

@@ -23,6 +23,9 @@ import { cardEventData, rewardEventData } from './reward-webhook-data';
 import { timelineEvent, TimelineEntry, RewardTimeline } from './reward-timeline';
 import { RewardRepository } from './reward.repository';
 
+/** Rewards expired per transaction: short enough that a send to the same wallet barely waits (docs/rewards.md, Expiry). */
+export const EXPIRY_BATCH_SIZE = 200;
+
 /** What the recipient's side may read of a reward (no e-mail address, no merchant references). */
 export type RedeemableReward = Readonly<
   Pick<
@@ -401,38 +404,52 @@ export class RewardLifecycle {
    * Expire: due rewards in batches, their remaining value returned to the wallet. Only rewards with
    * value left expire; one whose value is all in pending cards is REDEEMED when they issue, or gets
    * value back (and expires) if one fails. Returns how many expired.
+   *
+   * Each batch is one short transaction of two statements: lock up to `batchSize` due rewards
+   * (skipping those another sweeper holds, so several share a drain), then one statement that
+   * expires them, writes their timeline and `reward.expired` events and one RELEASE ledger row per
+   * reward. The ledger applies a statement's rows to each wallet once, at the end of the statement
+   * (docs/wallet-ledger.md), so the wallet row is locked only from there to the commit: sends to the
+   * same merchant wait for a moment per batch, not for the batch's whole work (docs/rewards.md, Expiry).
    */
-  async expireDue(batchSize = 100): Promise<number> {
+  async expireDue(batchSize = EXPIRY_BATCH_SIZE): Promise<number> {
     let expired = 0;
     for (;;) {
       const count = await this.dataSource.transaction(async (manager) => {
         const due = await this.rewards.lockDueForExpiry(manager, batchSize);
-        // Wallets are locked in account order, so two sweepers can never wait on each other.
-        due.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
+        if (due.length === 0) return 0;
+        const releases: LedgerEntry[] = due.map((reward) => ({
+          accountId: reward.accountId,
+          amountCents: reward.remainingValueCents,
+          relatedType: 'reward',
+          relatedId: reward.id,
+          description: `Reward ${reward.id} expired`,
+        }));
         for (const reward of due) {
-          await this.release(manager, {
-            accountId: reward.accountId,
-            amountCents: reward.remainingValueCents,
-            relatedType: 'reward',
-            relatedId: reward.id,
-            description: `Reward ${reward.id} expired`,
-          });
           reward.status = 'EXPIRED';
           reward.remainingValueCents = 0;
         }
-        if (due.length === 0) return 0;
-        await this.rewards.update(
-          manager,
+        const statement = new Statement();
+        const updated = this.rewards.expireIn(
+          statement,
           due.map((r) => r.id),
-          { status: 'EXPIRED', remainingValueCents: 0 },
         );
-        await this.timeline.record(
-          manager,
+        this.timeline.recordIn(
+          statement,
           due.map((reward) => ({
             event: timelineEvent(reward.id, 'reward.expired'),
             webhook: { accountId: reward.accountId, type: 'reward.expired' as const, data: rewardEventData(reward) },
           })),
         );
+        const released = this.ledger.releaseEachIn(statement, releases);
+        const [written] = (await manager.query(
+          statement.text(`SELECT (SELECT count(*) FROM ${updated})::int AS updated, (SELECT count(*) FROM ${released})::int AS released`),
+          statement.params,
+        )) as { updated: number; released: number }[];
+        // A reward whose value was already released means the state machine was bypassed: roll back.
+        if (written.updated !== due.length || written.released !== due.length) {
+          throw new Error(`expiry batch wrote ${written.updated} rewards and ${written.released} releases for ${due.length} due rewards`);
+        }
         return due.length;
       });
       expired += count;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { Condition, entityRow, hashSecret, queryRows, Statement } from '@app/core';
+import { Condition, Cte, entityRow, hashSecret, queryRows, Statement } from '@app/core';
 import { MailJobEntity } from '../entities/mail-job.entity';
 import { RedemptionLinkEntity } from '../entities/redemption-link.entity';
 import { CardStatus, RewardCardEntity } from '../entities/reward-card.entity';
@@ -213,6 +213,16 @@ export class RewardRepository {
   insertCardsIn(statement: Statement, cards: RewardCardEntity[], options: { onlyIf?: Condition } = {}): void {
     const metadata = this.dataSource.getMetadata(RewardCardEntity);
     statement.insertRows('new_cards', 'reward_cards', cards.map((card) => entityRow(metadata, card)), options);
+  }
+
+  /** Adds to `statement` the expiry of rewards (locked by the caller): EXPIRED, nothing left. */
+  expireIn(statement: Statement, ids: string[]): Cte {
+    return statement.with(
+      'expired_rewards',
+      `UPDATE rewards SET status = 'EXPIRED', remaining_value_cents = 0
+        WHERE id = ANY(${statement.param(ids)}::text[])
+        RETURNING id`,
+    );
   }
 
   /** Adds an update of a reward's value and status to `statement`. */

@@ -1,6 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DeliveryScheduler } from './delivery-scheduler';
+import { WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
 
 /** The result of one attempt and what comes next for its delivery. */
 export interface AttemptRecord {
@@ -47,7 +48,8 @@ export class AttemptRecorder {
   onBroughtForward: (endpointId: string) => void = () => undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    // The bookkeeping connections: commits that do not wait for the disk (webhook-bookkeeping.ts).
+    @Inject(WEBHOOK_BOOKKEEPING_DB) private readonly dataSource: DataSource,
     private readonly scheduler: DeliveryScheduler,
   ) {}
 

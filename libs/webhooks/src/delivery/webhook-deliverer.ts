@@ -6,6 +6,7 @@ import { HttpOutcome, MAX_SOCKETS_PER_ENDPOINT, WEBHOOK_USER_AGENT, WebhookHttpC
 import { parseRetryAfter, retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './webhook-signer';
 import { TargetResult, WebhookTargetGuard } from '../targets/webhook-target-guard';
+import { WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
 
 /**
  * How long a claimed attempt keeps others off the delivery without a renewal. Short, so a dead
@@ -66,7 +67,8 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   private stopping = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    // The bookkeeping connections: commits that do not wait for the disk (webhook-bookkeeping.ts).
+    @Inject(WEBHOOK_BOOKKEEPING_DB) private readonly dataSource: DataSource,
     private readonly guard: WebhookTargetGuard,
     private readonly http: WebhookHttpClient,
     private readonly recorder: AttemptRecorder,

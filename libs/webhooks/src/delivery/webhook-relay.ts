@@ -1,7 +1,8 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { newId } from '@app/core';
 import { WebhookDeliverer } from './webhook-deliverer';
+import { WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
 
 const BATCH_SIZE = 100;
 /**
@@ -40,7 +41,8 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
   private stopped = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    // The bookkeeping connections: commits that do not wait for the disk (webhook-bookkeeping.ts).
+    @Inject(WEBHOOK_BOOKKEEPING_DB) private readonly dataSource: DataSource,
     private readonly deliverer: WebhookDeliverer,
   ) {}
 

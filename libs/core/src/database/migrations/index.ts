@@ -9,6 +9,7 @@ import { AuditLog1763900000000 } from './1763900000000-audit-log';
 import { CatalogRules1763910000000 } from './1763910000000-catalog-rules';
 import { CardIssuanceLease1763940000000 } from './1763940000000-card-issuance-lease';
 import { ListCounts1763950000000 } from './1763950000000-list-counts';
+import { WalletLedgerPerStatement1763960000000 } from './1763960000000-wallet-ledger-per-statement';
 import { DeliveryLeases1763970000000 } from './1763970000000-delivery-leases';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
@@ -24,5 +25,6 @@ export const MIGRATIONS = [
   CatalogRules1763910000000,
   CardIssuanceLease1763940000000,
   ListCounts1763950000000,
+  WalletLedgerPerStatement1763960000000,
   DeliveryLeases1763970000000,
 ];

@@ -1,0 +1,34 @@
+import { DataSource } from 'typeorm';
+import { WEBHOOK_BOOKKEEPING_DB, WebhookDeliverer, WebhookRelay } from '@app/webhooks';
+import { isolatedDatabase, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+
+/**
+ * The webhook pipeline's bookkeeping (fan-out, claims, attempt records) commits without waiting for
+ * the disk; everything else, money first, still waits (docs/webhooks.md, Throughput).
+ */
+describe('webhook bookkeeping connections', () => {
+  let t: TestApp;
+  let worker: TestWorker;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: await isolatedDatabase() });
+    worker = await startTestWorker(t);
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await t?.close();
+  });
+
+  const synchronousCommit = async (dataSource: DataSource): Promise<string> =>
+    (await dataSource.query(`SHOW synchronous_commit`))[0].synchronous_commit;
+
+  it('the fan-out, claims and attempt records commit without waiting for the disk; sends, issuance and the rest still wait', async () => {
+    expect(await synchronousCommit(worker.app.get<DataSource>(WEBHOOK_BOOKKEEPING_DB))).toBe('off');
+    expect(await synchronousCommit(worker.app.get(DataSource))).toBe('on');
+    expect(await synchronousCommit(t.app.get(DataSource))).toBe('on');
+    // The relay (fan-out) and the deliverer (claims) write through those connections.
+    const bookkeeping = worker.app.get<DataSource>(WEBHOOK_BOOKKEEPING_DB);
+    expect((worker.app.get(WebhookRelay) as unknown as { dataSource: DataSource }).dataSource).toBe(bookkeeping);
+    expect((worker.app.get(WebhookDeliverer) as unknown as { dataSource: DataSource }).dataSource).toBe(bookkeeping);
+  });
+});
