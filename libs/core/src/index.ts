@@ -37,3 +37,4 @@ export * from './metrics/metrics-access';
 export * from './metrics/metrics-collectors';
 export * from './metrics/metrics.module';
 export * from './metrics/http-metrics.middleware';
+export * from './validation/control-characters';
