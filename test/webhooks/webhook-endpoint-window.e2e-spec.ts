@@ -61,14 +61,12 @@ describe('webhook endpoint paused or deleted while events are emitted', () => {
       await Promise.all(racing);
       after.push({ path, ids });
     }
-    // Let everything that could still be relayed and sent arrive.
-    const lastIds = after[after.length - 1].ids;
-    const canary = await createEndpoint('/canary');
+    // The relay fans out the oldest events first: once a later event reached a new endpoint, every earlier one has
+    // been fanned out too; the pause lets attempts already under way land.
+    await createEndpoint('/canary');
     const canaryTopup = await topup();
     await eventually(async () => topupIdsAt('/canary').includes(canaryTopup), 30_000);
     await new Promise((r) => setTimeout(r, 500));
-    expect(canary).toMatch(/^we_/);
-    expect(lastIds).toHaveLength(3);
     for (const { path, ids } of after) {
       expect({ path, received: topupIdsAt(path).filter((topupId) => ids.includes(topupId)) }).toEqual({ path, received: [] });
     }
@@ -89,12 +87,11 @@ describe('webhook endpoint paused or deleted while events are emitted', () => {
       await Promise.all(racing);
       runs.push({ path, id, ids, resumedAt: 0 });
     }
-    // Give the relay and deliverer time to (wrongly) send what they should park.
-    const canary = await createEndpoint('/canary-paused');
+    // As above: once a later event has arrived elsewhere, anything wrongly sent to a paused endpoint has too.
+    await createEndpoint('/canary-paused');
     const canaryTopup = await topup();
     await eventually(async () => topupIdsAt('/canary-paused').includes(canaryTopup), 30_000);
     await new Promise((r) => setTimeout(r, 500));
-    expect(canary).toMatch(/^we_/);
 
     for (const run of runs) {
       expect({ path: run.path, early: topupIdsAt(run.path).filter((topupId) => run.ids.includes(topupId)) }).toEqual({ path: run.path, early: [] });
