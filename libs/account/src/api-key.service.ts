@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import { CredentialResolver, CredentialResolverRegistry, Principal, scopesOfApiKey } from '@app/auth';
-import { BadRequestError, hashSecret, newId, newSecret, NotFoundError } from '@app/core';
+import { BadRequestError, controlCharacterProblem, hashSecret, newId, newSecret, NotFoundError } from '@app/core';
 import { AccountEntity } from './entities/account.entity';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from './entities/api-key.entity';
 
@@ -35,6 +35,8 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
       throw new BadRequestError([{ path: 'scopes', message: 'must be read, write or read,write' }]);
     }
     if (name.length > 100) throw new BadRequestError([{ path: 'name', message: 'must be at most 100 characters' }]);
+    const nameProblem = controlCharacterProblem(name);
+    if (nameProblem) throw new BadRequestError([{ path: 'name', message: nameProblem }]);
     const [accounts, keys] = manager
       ? [manager.getRepository(AccountEntity), manager.getRepository(ApiKeyEntity)]
       : [this.accounts, this.keys];

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { BadRequestError, newId } from '@app/core';
+import { BadRequestError, controlCharacterProblem, newId } from '@app/core';
 import { AccountEntity } from './entities/account.entity';
 import { MembershipEntity } from './entities/membership.entity';
 import { UserEntity } from './entities/user.entity';
@@ -30,7 +30,9 @@ export class MerchantService {
     const currency = (input.currency ?? 'USD').toUpperCase();
     const issues = [];
     if (name.length < 1 || name.length > 100) issues.push({ path: 'name', message: 'must be 1 to 100 characters' });
-    if (!EMAIL.test(email) || email.length > 254) issues.push({ path: 'email', message: 'must be an e-mail address' });
+    const nameProblem = controlCharacterProblem(name);
+    if (nameProblem) issues.push({ path: 'name', message: nameProblem });
+    if (!EMAIL.test(email) || email.length > 254 || controlCharacterProblem(email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
     if (input.password.length < 10) issues.push({ path: 'password', message: 'must be at least 10 characters' });
     if (!/^[A-Z]{3}$/.test(currency)) issues.push({ path: 'currency', message: 'must be a 3-letter currency code' });
     if (issues.length) throw new BadRequestError(issues);

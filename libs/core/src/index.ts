@@ -43,3 +43,4 @@ export * from './metrics/http-metrics.middleware';
 export * from './pagination/list-counts';
 export * from './database/read-snapshot';
 export * from './pagination/list-page';
+export * from './validation/control-characters';

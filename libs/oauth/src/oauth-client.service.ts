@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { FIRST_PARTY_SCOPES, OAUTH_SCOPES, OAuthScope } from '@app/auth';
-import { BadRequestError, constantTimeEqual, FieldIssue, hashSecret, newId, newSecret } from '@app/core';
+import { BadRequestError, constantTimeEqual, controlCharacterProblem, FieldIssue, hashSecret, newId, newSecret } from '@app/core';
 import { OAuthClientEntity } from './entities/oauth-client.entity';
 import { OAuthError } from './oauth-error';
 
@@ -27,12 +27,14 @@ export class OAuthClientService {
     const redirectUris = [...new Set(input.redirectUris)];
     const issues: FieldIssue[] = [];
     if (name.length < 1 || name.length > 100) issues.push({ path: 'name', message: 'must be 1 to 100 characters' });
+    const nameProblem = controlCharacterProblem(name);
+    if (nameProblem) issues.push({ path: 'name', message: nameProblem });
     if (redirectUris.length < 1 || redirectUris.length > 10) {
       issues.push({ path: 'redirectUris', message: 'must have 1 to 10 redirect URIs' });
     }
     for (const uri of redirectUris) {
       const problem = redirectUriProblem(uri);
-      if (problem) issues.push({ path: 'redirectUris', message: `${uri} ${problem}` });
+      if (problem) issues.push({ path: 'redirectUris', message: `${JSON.stringify(uri)} ${problem}` });
     }
     if (scopes.length === 0) issues.push({ path: 'scopes', message: `must name at least one of ${OAUTH_SCOPES.join(' ')}` });
     for (const scope of scopes) {
@@ -81,6 +83,9 @@ export class OAuthClientService {
 
 /** Why a redirect URI cannot be registered, or null: https, or http on a loopback host (RFC 8252). */
 export function redirectUriProblem(uri: string): string | null {
+  // Before parsing: the URL parser drops tabs and line breaks, so the URI it checks would not be the one stored and matched.
+  const control = controlCharacterProblem(uri);
+  if (control) return control;
   let url: URL;
   try {
     url = new URL(uri);

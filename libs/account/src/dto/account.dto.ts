@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
+import { NoControlCharacters } from '@app/core';
 import { AccountEntity } from '../entities/account.entity';
 
 export class AccountDto {
@@ -40,6 +41,7 @@ export class UpdateBrandingDto {
   @IsString()
   @MinLength(1)
   @MaxLength(100)
+  @NoControlCharacters()
   senderName?: string | null;
 
   /** An https URL, up to 2048 characters. */
@@ -47,6 +49,7 @@ export class UpdateBrandingDto {
   @IsOptional()
   @IsString()
   @MaxLength(2048)
+  @NoControlCharacters()
   @IsUrl({ protocols: ['https'], require_protocol: true, require_tld: true }, { message: 'logoUrl must be an https URL' })
   logoUrl?: string | null;
 

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { NoControlCharacters } from '@app/core';
 import type { CatalogRules } from '../catalog-rules';
 
 /** Both fields are required: a PUT replaces the rules as a whole. */
@@ -15,6 +16,7 @@ export class CatalogRulesDto {
   @ArrayMaxSize(1000)
   @IsString({ each: true })
   @MaxLength(100, { each: true })
+  @NoControlCharacters({}, { each: true })
   allowedBrandKeys: string[] | null;
 
   /** These brands are never offered, even when also allowed. */
@@ -23,6 +25,7 @@ export class CatalogRulesDto {
   @ArrayMaxSize(1000)
   @IsString({ each: true })
   @MaxLength(100, { each: true })
+  @NoControlCharacters({}, { each: true })
   blockedBrandKeys: string[];
 }
 

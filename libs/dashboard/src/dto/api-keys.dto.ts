@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
 import { API_KEY_SCOPES, type ApiKeyScope } from '@app/account';
-import { PageQueryDto, PageSizeQuery } from '@app/core';
+import { NoControlCharacters, PageQueryDto, PageSizeQuery } from '@app/core';
 
 export class ApiKeyListQueryDto extends PageQueryDto {
   @PageSizeQuery(25)
@@ -40,6 +40,7 @@ export class ApiKeyListDto {
 export class CreateApiKeyDto {
   @IsString()
   @MaxLength(100)
+  @NoControlCharacters()
   name: string;
 
   @ApiProperty({ enum: API_KEY_SCOPES, isArray: true, minItems: 1 })

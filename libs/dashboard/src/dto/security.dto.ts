@@ -1,4 +1,5 @@
 import { IsEmail, IsString, Matches, MaxLength } from 'class-validator';
+import { NoControlCharacters } from '@app/core';
 
 export class ChangePasswordDto {
   @IsString()
@@ -14,6 +15,7 @@ export class ChangePasswordDto {
 export class PasswordResetRequestDto {
   @IsEmail()
   @MaxLength(254)
+  @NoControlCharacters()
   email: string;
 }
 

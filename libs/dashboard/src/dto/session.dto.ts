@@ -1,10 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ROLES, Role } from '@app/auth';
+import { NoControlCharacters } from '@app/core';
 
 export class SignInDto {
   @IsEmail()
   @MaxLength(254)
+  @NoControlCharacters()
   email: string;
 
   @IsString()

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ROLES, Role } from '@app/auth';
+import { NoControlCharacters } from '@app/core';
 
 export class MemberDto {
   /** `usr_` */
@@ -33,6 +34,7 @@ export class ChangeRoleDto {
 export class CreateInvitationDto {
   @IsEmail()
   @MaxLength(254)
+  @NoControlCharacters()
   email: string;
 
   @ApiProperty({ enum: ROLES })

@@ -1,11 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsString, Length, Max, Min } from 'class-validator';
+import { NoControlCharacters } from '@app/core';
 import type { IssuedCardDto } from '@app/rewards';
 
 /** `POST /r/{token}/api/cards`: one card of `utid` for `amountCents` of the reward's value. */
 export class PickCardDto {
   @IsString()
   @Length(1, 100)
+  @NoControlCharacters()
   utid: string;
 
   @IsInt()

@@ -18,22 +18,26 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { NoControlCharacters } from '@app/core';
 import { REWARD_TYPES } from '../entities/reward.entity';
 
 export class RecipientDto {
   /** Where the reward e-mail goes. */
   @IsEmail({}, { message: 'email must be an e-mail address' })
   @MaxLength(254)
+  @NoControlCharacters()
   email: string;
 
   @IsString()
   @MinLength(1)
   @MaxLength(100)
+  @NoControlCharacters()
   firstName: string;
 
   @IsOptional()
   @IsString()
   @MaxLength(100)
+  @NoControlCharacters()
   lastName?: string;
 }
 
@@ -61,6 +65,7 @@ export class CreateRewardDto {
   @IsString()
   @MinLength(1)
   @MaxLength(100)
+  @NoControlCharacters()
   utid?: string;
 
   /** CHOICE only: brands the recipient may pick from. Omit for the whole catalog. */
@@ -70,6 +75,7 @@ export class CreateRewardDto {
   @ArrayMaxSize(100)
   @IsString({ each: true })
   @MaxLength(100, { each: true })
+  @NoControlCharacters({}, { each: true })
   allowedBrandKeys?: string[];
 
   /** CHOICE only: when unused value returns to the wallet. Must be in the future. */
@@ -82,6 +88,7 @@ export class CreateRewardDto {
   @IsOptional()
   @IsString()
   @MaxLength(1000)
+  @NoControlCharacters({ allowLineBreaks: true })
   message?: string;
 
   /** Your own reference; filter the list by it. */
@@ -89,12 +96,14 @@ export class CreateRewardDto {
   @IsString()
   @MinLength(1)
   @MaxLength(100)
+  @NoControlCharacters()
   externalId?: string;
 
   /** Free-form label for reporting. */
   @IsOptional()
   @IsString()
   @MaxLength(100)
+  @NoControlCharacters()
   campaign?: string;
 }
 

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { CursorPageQueryDto, PageSizeQuery } from '@app/core';
+import { CursorPageQueryDto, NoControlCharacters, PageSizeQuery } from '@app/core';
 import { REWARD_STATUSES } from '../entities/reward.entity';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
@@ -19,6 +19,7 @@ export class ListRewardsQueryDto extends CursorPageQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(100)
+  @NoControlCharacters()
   external_id?: string;
 }
 

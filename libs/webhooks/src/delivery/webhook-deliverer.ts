@@ -176,16 +176,24 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
    * play a worker dying between its claim and its attempts (a claim alone is never renewed).
    */
   async claim(endpointId: string, limit: number): Promise<{ sendable: ClaimedDelivery[]; found: number }> {
+    // The endpoint's row is locked (FOR SHARE) before any delivery: a pause, resume or delete committing
+    // meanwhile is waited for and its outcome seen, so a resume that has unparked the endpoint's deliveries
+    // is never followed by this claim parking one on the strength of an older `active = false`. The
+    // deliveries are then found through the locked row (the scalar subquery runs first), so a delete's
+    // cascade and this claim never hold each other's rows.
     const [rows] = (await this.dataSource.query(
-      `UPDATE webhook_deliveries d
+      `WITH e AS MATERIALIZED (
+         SELECT id, active, url, secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1 FOR SHARE
+       )
+       UPDATE webhook_deliveries d
           SET attempts = CASE WHEN e.active THEN d.attempts + 1 ELSE d.attempts END,
               last_attempt_at = CASE WHEN e.active THEN clock_timestamp() ELSE d.last_attempt_at END,
               next_attempt_at = CASE WHEN e.active THEN clock_timestamp() + make_interval(secs => $3::double precision / 1000) END,
               leased_until = CASE WHEN e.active THEN clock_timestamp() + make_interval(secs => $3::double precision / 1000) END
-         FROM webhook_endpoints e
-        WHERE e.id = $1 AND d.id IN (
+         FROM e
+        WHERE d.id IN (
                 SELECT id FROM webhook_deliveries
-                 WHERE endpoint_id = $1 AND status = 'PENDING' AND next_attempt_at <= clock_timestamp() + interval '1 second'
+                 WHERE endpoint_id = (SELECT id FROM e) AND status = 'PENDING' AND next_attempt_at <= clock_timestamp() + interval '1 second'
                  ORDER BY next_attempt_at
                  LIMIT $2
                    FOR UPDATE SKIP LOCKED)

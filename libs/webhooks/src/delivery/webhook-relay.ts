@@ -111,8 +111,13 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
       )) as OutboxRow[];
       if (events.length === 0) return { taken: 0, endpointIds: [] as string[] };
 
+      // FOR SHARE: a pause, resume or delete of one of these endpoints commits either before this read (and
+      // is seen: no delivery for a deleted endpoint, a parked one for a paused endpoint) or after this
+      // fan-out commits (a resume then unparks what this fan-out parked). Without the lock, a resume
+      // committing in between left parked deliveries on an active endpoint, never sent (docs/webhooks.md,
+      // Pausing and 410). Ordered by id so two relays lock in one order.
       const endpoints = (await manager.query(
-        `SELECT id, account_id, events, active FROM webhook_endpoints WHERE account_id = ANY($1::text[])`,
+        `SELECT id, account_id, events, active FROM webhook_endpoints WHERE account_id = ANY($1::text[]) ORDER BY id FOR SHARE`,
         [[...new Set(events.map((e) => e.account_id))]],
       )) as { id: string; account_id: string; events: string[]; active: boolean }[];
 

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { EVENT_TYPES, PageQueryDto, PageSizeQuery } from '@app/core';
+import { EVENT_TYPES, NoControlCharacters, PageQueryDto, PageSizeQuery } from '@app/core';
 import { WebhookEndpointEntity } from '../entities/webhook-endpoint.entity';
 
 export const MAX_ROTATION_GRACE_SECONDS = 86_400;
@@ -9,6 +9,7 @@ export class CreateWebhookEndpointDto {
   /** Where events are POSTed. `https` only (plain `http` only where the operator allows private targets); it may not resolve to a loopback, private, link-local or metadata address. */
   @IsString()
   @MaxLength(2048)
+  @NoControlCharacters()
   @ApiProperty({ format: 'uri', maxLength: 2048 })
   url: string;
 
@@ -24,6 +25,7 @@ export class CreateWebhookEndpointDto {
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @NoControlCharacters({ allowLineBreaks: true })
   description?: string;
 }
 
@@ -32,6 +34,7 @@ export class UpdateWebhookEndpointDto {
   @ValidateIf((_, value) => value !== undefined)
   @IsString()
   @MaxLength(2048)
+  @NoControlCharacters()
   @ApiProperty({ format: 'uri', maxLength: 2048, required: false })
   url?: string;
 
@@ -48,6 +51,7 @@ export class UpdateWebhookEndpointDto {
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @NoControlCharacters({ allowLineBreaks: true })
   @ApiProperty({ type: String, nullable: true, required: false, maxLength: 500 })
   description?: string | null;
 
