@@ -37,3 +37,7 @@ export * from './metrics/metrics-access';
 export * from './metrics/metrics-collectors';
 export * from './metrics/metrics.module';
 export * from './metrics/http-metrics.middleware';
+export * from './crypto/key-ring';
+export * from './crypto/development-keys';
+export * from './crypto/crypto.module';
+export * from './crypto/key-rotation';

@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { AuditOrigin } from '@app/audit';
-import { NotFoundError, pageWindow } from '@app/core';
+import { APP_CONFIG, AppConfig, NotFoundError, pageWindow } from '@app/core';
 import type { RewardView } from './dto/reward.dto';
 import { OPEN_REWARD_STATUSES, RewardEntity, RewardStatus } from './entities/reward.entity';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
@@ -23,7 +23,13 @@ export class RewardsService {
     @InjectRepository(RewardEntity) private readonly rewards: Repository<RewardEntity>,
     private readonly repository: RewardRepository,
     private readonly lifecycle: RewardLifecycle,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** The reward's one redemption link, as the create response gave it (docs/redemption.md, One link). */
+  async redemptionUrl(reward: Pick<RewardEntity, 'id' | 'accountId'>): Promise<string> {
+    return `${this.config.publicBaseUrl}/r/${await this.lifecycle.redemptionToken(reward)}`;
+  }
 
   /** 404 for unknown ids and for other accounts' rewards alike. */
   async get(accountId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<RewardView> {

@@ -7,3 +7,4 @@ export * from './delivery/webhook-signer';
 export { WebhookDeliverer } from './delivery/webhook-deliverer';
 export { WebhookRelay } from './delivery/webhook-relay';
 export { MAX_SOCKETS_PER_ENDPOINT } from './delivery/webhook-http-client';
+export { WEBHOOK_SEALED_COLUMNS } from './webhook-secrets';

@@ -1,11 +1,12 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig, webhookDeliveryAttempts, webhookDeliveryLag } from '@app/core';
+import { APP_CONFIG, AppConfig, KeyRing, webhookDeliveryAttempts, webhookDeliveryLag } from '@app/core';
 import { AttemptRecord, AttemptRecorder } from './attempt-recorder';
 import { HttpOutcome, MAX_SOCKETS_PER_ENDPOINT, WEBHOOK_USER_AGENT, WebhookHttpClient } from './webhook-http-client';
 import { parseRetryAfter, retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './webhook-signer';
 import { TargetResult, WebhookTargetGuard } from '../targets/webhook-target-guard';
+import { openWebhookSecret } from '../webhook-secrets';
 
 /** How long a claimed attempt keeps others off the delivery; longer than any attempt can take. */
 const LEASE_MARGIN_MS = 60_000;
@@ -23,7 +24,9 @@ export interface ClaimedDelivery {
   event_id: string;
   body: string;
   endpoint_id: string;
+  account_id: string;
   url: string;
+  /** Sealed (docs/secrets.md); opened only to sign. */
   secret: string;
   previous_secret: string | null;
 }
@@ -62,6 +65,7 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
     private readonly http: WebhookHttpClient,
     private readonly recorder: AttemptRecorder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly keyRing: KeyRing,
   ) {}
 
   /**
@@ -141,7 +145,7 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
                  ORDER BY next_attempt_at
                  LIMIT $2
                    FOR UPDATE SKIP LOCKED)
-      RETURNING e.active, d.id, d.attempts, d.event_id, d.payload::text AS body, e.id AS endpoint_id, e.url, e.secret,
+      RETURNING e.active, d.id, d.attempts, d.event_id, d.payload::text AS body, e.id AS endpoint_id, e.account_id, e.url, e.secret,
                 CASE WHEN e.previous_secret_expires_at > clock_timestamp() THEN e.previous_secret END AS previous_secret`,
       [endpointId, limit, leaseMs],
     )) as [(ClaimedDelivery & { active: boolean })[], number];
@@ -182,7 +186,9 @@ export class WebhookDeliverer implements BeforeApplicationShutdown {
   private async send(delivery: ClaimedDelivery, target: TargetResult, checkedAt: number): Promise<HttpOutcome> {
     if (!target.ok) return { status: null, error: `refused before connecting: ${target.reason}`, retryAfter: undefined, durationMs: Date.now() - checkedAt };
     const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
+    const endpoint = { id: delivery.endpoint_id, accountId: delivery.account_id };
+    const sealed = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
+    const secrets = sealed.map((secret) => openWebhookSecret(this.keyRing, endpoint, secret));
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': WEBHOOK_USER_AGENT,

@@ -7,6 +7,7 @@ import { Rewards1763800000000 } from './1763800000000-rewards';
 import { Dashboard1763850000000 } from './1763850000000-dashboard';
 import { AuditLog1763900000000 } from './1763900000000-audit-log';
 import { CatalogRules1763910000000 } from './1763910000000-catalog-rules';
+import { SecretsAtRest1763920000000 } from './1763920000000-secrets-at-rest';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   Dashboard1763850000000,
   AuditLog1763900000000,
   CatalogRules1763910000000,
+  SecretsAtRest1763920000000,
 ];
