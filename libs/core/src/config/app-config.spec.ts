@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       metricsToken: null,
       metricsPort: null,
+      encryptionKeys: null,
     });
   });
 
