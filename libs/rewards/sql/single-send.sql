@@ -1,12 +1,12 @@
 -- A FIXED reward with an Idempotency-Key
 WITH fresh_catalog AS (SELECT 1 FROM catalog_state WHERE id = 1 AND revision = $1),
 claim AS (INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash, response_status, response_body)
-       SELECT $2, $3, $4,
-              $5, $6::integer,
-              $7
-        WHERE EXISTS (SELECT 1 FROM fresh_catalog)
-          AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $2 AND key_hash = ANY($8::text[]))
-       ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash),
+     SELECT $2, $3, $4,
+            $5, $6::integer,
+            $7
+      WHERE EXISTS (SELECT 1 FROM fresh_catalog)
+        AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $2 AND key_hash = ANY($8::text[]))
+     ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash),
 new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
        SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $9::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
