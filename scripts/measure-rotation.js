@@ -70,7 +70,8 @@ async function main() {
   const port = await freePort();
   const api = spawn(process.execPath, [path.join(root, 'dist/apps/api/src/main.js')], {
     cwd: root,
-    env: { ...env(`${newKey},${oldKey}`), PORT: String(port), RUN_WORKERS: 'false' },
+    // The senders are one credential: no per-credential rate limit in the way of the measurement.
+    env: { ...env(`${newKey},${oldKey}`), PORT: String(port), RUN_WORKERS: 'false', RATE_LIMIT_PER_MINUTE: '1000000' },
     stdio: 'ignore',
   });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -117,14 +118,17 @@ async function main() {
     const seedSeconds = (Date.now() - seedStarted) / 1000;
 
     let sending = true;
-    const sends = { ok: 0, failed: 0, maxMs: 0 };
+    const sends = { ok: 0, failed: 0, maxMs: 0, statuses: {} };
     const senders = Array.from({ length: SENDERS }, async () => {
       while (sending) {
         const started = Date.now();
         const res = await send().catch(() => ({ status: 0 }));
         sends.maxMs = Math.max(sends.maxMs, Date.now() - started);
         if (res.status === 201) sends.ok += 1;
-        else sends.failed += 1;
+        else {
+          sends.failed += 1;
+          sends.statuses[res.status] = (sends.statuses[res.status] ?? 0) + 1;
+        }
       }
     });
     const rotation = await run('cli', ['encryption:rotate'], `${newKey},${oldKey}`);
@@ -145,13 +149,16 @@ async function main() {
         cardsPerSecond: Math.round(rotation.out.reencrypted / working),
         sendsDuringRotation: sends.ok,
         sendsFailed: sends.failed,
+        failedStatuses: sends.statuses,
         slowestSendMs: sends.maxMs,
       })}\n`,
     );
   } finally {
     api.kill('SIGTERM');
     await db.end().catch(() => undefined);
-    const admin = new Client({ connectionString: base.toString() });
+    const maintenance = new URL(base);
+    maintenance.pathname = '/postgres';
+    const admin = new Client({ connectionString: maintenance.toString() });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
     await admin.end();
