@@ -32,7 +32,17 @@ const VALUE_FORMATS = [
   { name: 'UUID', pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, fresh: () => crypto.randomUUID() },
   { name: 'ISO timestamp', pattern: /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d(:?\d\d)?)$/, fresh: () => new Date().toISOString() },
   {
-    // The stored response of an idempotent request: AES-GCM iv, tag and data, base64, joined by dots.
+    // A value sealed under the key ring (libs/core/src/crypto/key-ring.ts): "v1:<key id>:" and base64url
+    // (the stored idempotent response, the redemption token).
+    name: 'key-ring sealed value',
+    pattern: /^v1:[A-Za-z0-9_-]{1,32}:[A-Za-z0-9_-]+$/,
+    fresh: (v) => {
+      const head = v.slice(0, v.indexOf(':', 3) + 1);
+      return head + randomChars(v.length - head.length, `${BASE62}-_`);
+    },
+  },
+  {
+    // The stored response of an idempotent request before the key ring sealed it: AES-GCM iv, tag and data, base64, joined by dots.
     name: 'sealed response',
     pattern: /^[A-Za-z0-9+/]+={0,2}\.[A-Za-z0-9+/]+={0,2}\.[A-Za-z0-9+/]+={0,2}$/,
     fresh: (v) =>

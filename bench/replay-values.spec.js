@@ -57,6 +57,16 @@ describe('ceiling replay values', () => {
     expect(JSON.parse(nextRows)[0].id).not.toBe(row.id);
   });
 
+  it('renews a value sealed under the key ring in its format, keeping the key id', () => {
+    const sealedV1 = 'v1:dev20261122:q3J8_x-Zk2m4N0pLr7sT1uVwXyZaBcDeFgHiJkLmNoPqRs';
+    const captured = plan();
+    captured.statements[0].values[4] = sealedV1;
+    const [[, , , , renewed]] = compileReplay(captured)('acct_1111111111111111111111');
+    expect(renewed).toMatch(/^v1:dev20261122:[A-Za-z0-9_-]+$/);
+    expect(renewed).toHaveLength(sealedV1.length);
+    expect(renewed).not.toBe(sealedV1);
+  });
+
   it('stops on an id in a format it does not know (a 26-character ULID body instead of 22 base62 characters)', () => {
     expect(() => compileReplay(plan('rw_01JDQ3V5ZKXG8M2N4P6R7S9T0W'))).toThrow(UnknownValueFormat);
     expect(() => compileReplay(plan('rw_01JDQ3V5ZKXG8M2N4P6R7S9T0W'))).toThrow(/rw_01JDQ3V5ZKXG8M2N4P6R7S9T0W.*Has an id format changed\?/);

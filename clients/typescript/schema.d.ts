@@ -236,7 +236,7 @@ export interface paths {
         };
         /**
          * One reward with its cards and timeline
-         * @description Credentials are masked unless `include_credentials=true`, which needs the `rewards:write` scope.
+         * @description Credentials are masked unless `include_credentials=true`, which needs the `rewards:write` scope and also returns the reward's `redemptionUrl` (the create response's link).
          */
         get: operations["getReward"];
         put?: never;
@@ -839,7 +839,7 @@ export interface components {
         };
         CreateRewardResponseDto: {
             reward: components["schemas"]["RewardDto"];
-            /** @description The recipient's link (`{base_url}/r/{token}`); the e-mail carries its own link to the same reward. */
+            /** @description The recipient's link (`{base_url}/r/{token}`): the reward's one link, which every e-mail and resend carries too. */
             redemptionUrl: string;
         };
         DryRunRewardResponseDto: {
@@ -933,6 +933,11 @@ export interface components {
         };
         RewardResponseDto: {
             reward: components["schemas"]["RewardDto"];
+            /**
+             * @description The reward's redemption link (`{base_url}/r/{token}`), the one the create response and every
+             *     e-mail carry; only with `include_credentials=true`.
+             */
+            redemptionUrl?: string;
         };
         CreateWebhookEndpointDto: {
             /**

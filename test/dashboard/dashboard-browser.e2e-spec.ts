@@ -204,6 +204,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     expect(sent.status).toBe(201);
     const { context, page } = await signedIn();
     await page.goto(`${t.baseUrl}/dashboard/rewards/${sent.body.reward.id}`);
+    // The reward's one link, the create response's, is shown to those who may write rewards.
+    await page.getByRole('link', { name: sent.body.redemptionUrl }).waitFor();
     await page.getByRole('button', { name: 'Resend' }).click();
     await page.getByRole('button', { name: 'Yes, resend' }).click();
     await page.getByText('The e-mail is on its way again.').waitFor();

@@ -44,6 +44,15 @@ describe('start-up', () => {
     }
   });
 
+  it('refuses to start in production without ENCRYPTION_KEYS, with one line naming it', async () => {
+    for (const app of ['api', 'worker', 'cli'] as const) {
+      const run = await runBuilt(app, app === 'cli' ? ['encryption:rotate'] : [], { ...env(), NODE_ENV: 'production', ENCRYPTION_KEYS: '' });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^Invalid configuration: ENCRYPTION_KEYS is required when NODE_ENV=production[^\n]*\n$/);
+    }
+  });
+
   it('creates a missing database, migrates it, serves, and stops cleanly on SIGTERM', async () => {
     const name = `rewards_fresh_${randomToken(6).toLowerCase()}`;
     const url = new URL(process.env.DATABASE_URL!);

@@ -55,9 +55,35 @@ describe('reward e-mail', () => {
     const link = new RegExp(`${t.baseUrl}/r/([A-Za-z0-9]{43})`).exec(mail.text)?.[1];
     expect(link).toBeDefined();
     expect(mail.html).toContain(`${t.baseUrl}/r/${link}`);
-    // The e-mail's link is its own token, stored (hashed) for the same reward.
-    const rows = await t.app.get(DataSource).query(`SELECT channel FROM redemption_links WHERE reward_id = $1 ORDER BY channel`, [res.body.reward.id]);
-    expect(rows.map((r: any) => r.channel)).toEqual(['api', 'email']);
+    // The reward has one link: the e-mail carries the create response's.
+    expect(`${t.baseUrl}/r/${link}`).toBe(res.body.redemptionUrl);
+    const rows = await t.app.get(DataSource).query(`SELECT token_hash FROM redemption_links WHERE reward_id = $1`, [res.body.reward.id]);
+    expect(rows).toHaveLength(1);
+  });
+
+  it("every resend carries the create response's link too, which GET with include_credentials=true gives back", async () => {
+    const to = recipient();
+    const api = t.api.as(merchant.key);
+    const res = await api.post('/v1/rewards', choiceReward(1_500, { recipient: to }));
+    expect(res.status).toBe(201);
+    const id = res.body.reward.id;
+    await smtp.waitFor((m) => m.to.includes(to.email));
+    expect((await api.post(`/v1/rewards/${id}/resend`)).status).toBe(200);
+    expect((await api.post(`/v1/rewards/${id}/resend`)).status).toBe(200);
+    await eventually(async () => smtp.messages.filter((m) => m.to.includes(to.email)).length === 3 || undefined);
+    const links = smtp.messages
+      .filter((m) => m.to.includes(to.email))
+      .map((m) => new RegExp(`${t.baseUrl}/r/[A-Za-z0-9]{43}`).exec(m.text)?.[0]);
+    expect(links).toEqual([res.body.redemptionUrl, res.body.redemptionUrl, res.body.redemptionUrl]);
+
+    const full = await api.get(`/v1/rewards/${id}?include_credentials=true`);
+    expect(full.status).toBe(200);
+    expect(full.body.redemptionUrl).toBe(res.body.redemptionUrl);
+    const masked = await api.get(`/v1/rewards/${id}`);
+    expect(masked.status).toBe(200);
+    expect(masked.body).not.toHaveProperty('redemptionUrl');
+    // The link needs rewards:write, as full credentials do.
+    expect((await t.api.as(merchant.readKey).get(`/v1/rewards/${id}?include_credentials=true`)).status).toBe(403);
   });
 
   it('without a sender name, the account name signs the e-mail', async () => {

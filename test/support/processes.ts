@@ -30,7 +30,8 @@ export function runBuilt(app: 'api' | 'worker' | 'cli', args: string[], env: Rec
 export function spawnBuilt(app: 'api' | 'worker' | 'cli', args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'src', 'main.js'), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH!, LOG_LEVEL: 'silent', ...env },
+    // The run's key ring (global setup), so spawned processes open what the in-process apps sealed.
+    env: { PATH: process.env.PATH!, LOG_LEVEL: 'silent', ENCRYPTION_KEYS: process.env.ENCRYPTION_KEYS ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -1,6 +1,19 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { ApiKeyService, MerchantService } from '@app/account';
+import { IDEMPOTENCY_SEALED_COLUMNS, KeyRing, rotateSealedColumn, SealedColumn } from '@app/core';
+import { TOTP_SEALED_COLUMNS } from '@app/dashboard';
 import { OAuthClientService } from '@app/oauth';
+import { REWARD_SEALED_COLUMNS } from '@app/rewards';
+import { WEBHOOK_SEALED_COLUMNS } from '@app/webhooks';
+
+/** Every column of sealed values (docs/secrets.md), each described by the module that owns it. */
+export const SEALED_COLUMNS: SealedColumn[] = [
+  ...REWARD_SEALED_COLUMNS,
+  ...WEBHOOK_SEALED_COLUMNS,
+  ...TOTP_SEALED_COLUMNS,
+  ...IDEMPOTENCY_SEALED_COLUMNS,
+];
 
 /** One operator command: its flags (parsed by node's parseArgs) and what it does. */
 export interface CliCommand {
@@ -41,6 +54,19 @@ export const COMMANDS: Record<string, CliCommand> = {
     options: { id: { type: 'string' } },
     required: ['id'],
     run: (app, flags) => app.get(ApiKeyService).revoke(text(flags.id)),
+  },
+  'encryption:rotate': {
+    usage: 'encryption:rotate [--batch-size 500]',
+    options: { 'batch-size': { type: 'string' } },
+    required: [],
+    run: async (app, flags) => {
+      const batchSize = flags['batch-size'] === undefined ? 500 : Number(text(flags['batch-size']));
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new Error('--batch-size must be an integer from 1 to 10000');
+      const [dataSource, keyRing] = [app.get(DataSource), app.get(KeyRing)];
+      let reencrypted = 0;
+      for (const column of SEALED_COLUMNS) reencrypted += await rotateSealedColumn(dataSource, keyRing, column, { batchSize });
+      return { reencrypted };
+    },
   },
   'oauth-client:create': {
     usage: 'oauth-client:create --name <n> --redirect-uri <uri> [--redirect-uri <uri> ...] --scopes "<space-separated>"',

@@ -44,3 +44,7 @@ export * from './pagination/list-counts';
 export * from './database/read-snapshot';
 export * from './pagination/list-page';
 export * from './validation/control-characters';
+export * from './crypto/key-ring';
+export * from './crypto/development-keys';
+export * from './crypto/crypto.module';
+export * from './crypto/key-rotation';

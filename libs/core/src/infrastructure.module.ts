@@ -1,12 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
 import { LoggingModule } from './logging/logging.module';
 import { QueueModule } from './queue/queue.module';
 import { RedisModule } from './redis/redis.module';
 
-/** Configuration, logs, Postgres, Redis and Bull: what every process (API, worker, CLI) stands on. */
+/** Configuration, the key ring, logs, Postgres, Redis and Bull: what every process (API, worker, CLI) stands on. */
 @Module({})
 export class InfrastructureModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -14,6 +15,7 @@ export class InfrastructureModule {
       module: InfrastructureModule,
       imports: [
         ConfigModule.forRoot(config),
+        CryptoModule,
         LoggingModule.forRoot(config),
         DatabaseModule,
         RedisModule,

@@ -3,13 +3,23 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { generateSecret, generateURI, verify } from 'otplib';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditTrail } from '@app/auth';
-import { ValidationError } from '@app/core';
+import { KeyRing, sealContext, SealedColumn, ValidationError } from '@app/core';
 import { ActorContext, userActor } from './audit-context';
 import { accountIdsOf } from './memberships';
 
 const ISSUER = 'Rewards';
 /** A code of the step before or after the current one is accepted too (clock drift, slow typing). */
 const TOLERANCE_SECONDS = 30;
+
+/** Associated data of a user's sealed TOTP secret (a user may belong to several accounts: the user id alone). */
+export function totpSecretContext(userId: string): string {
+  return sealContext('users.totp_secret', userId);
+}
+
+/** The TOTP secret column, for `encryption:rotate`; a plain secret from before sealing is sealed as it is. */
+export const TOTP_SEALED_COLUMNS: SealedColumn[] = [
+  { table: 'users', column: 'totp_secret', key: ['id'], context: (row) => totpSecretContext(row.id), legacy: (stored) => stored },
+];
 
 interface TotpRow {
   totp_secret: string | null;
@@ -21,13 +31,15 @@ interface TotpRow {
  * Two-factor sign-in with TOTP (RFC 6238: SHA-1, 30-second steps, 6 digits). The secret lives in
  * users.totp_secret only, pending until a first code confirms it. Each accepted code records its
  * time step, and a code of that step or an earlier one is refused, so a code seen over someone's
- * shoulder is worthless once used (docs/dashboard.md).
+ * shoulder is worthless once used (docs/dashboard.md). The secret is sealed under the key ring for
+ * its user (docs/secrets.md): a database copy cannot mint codes.
  */
 @Injectable()
 export class TotpService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditTrail,
+    private readonly keyRing: KeyRing,
   ) {}
 
   async isEnabled(userId: string): Promise<boolean> {
@@ -40,7 +52,7 @@ export class TotpService {
     const secret = generateSecret();
     const [, updated] = (await this.dataSource.query(
       `UPDATE users SET totp_secret = $2, totp_last_step = NULL WHERE id = $1 AND totp_enabled_at IS NULL`,
-      [userId, secret],
+      [userId, this.keyRing.encrypt(secret, totpSecretContext(userId))],
     )) as [unknown, number];
     if (!updated) throw new ValidationError('Two-factor sign-in is already on; disable it first.');
     return { secret, otpauthUrl: generateURI({ issuer: ISSUER, label: email, secret }) };
@@ -88,7 +100,9 @@ export class TotpService {
 
   private async consume(manager: EntityManager, userId: string, row: TotpRow, code: string): Promise<boolean> {
     if (!row.totp_secret || !/^\d{6}$/.test(code)) return false;
-    const result = await verify({ secret: row.totp_secret, token: code, epochTolerance: TOLERANCE_SECONDS });
+    // A secret stored before secrets were sealed reads as it is (encryption:rotate seals it).
+    const secret = KeyRing.keyIdOf(row.totp_secret) ? this.keyRing.decrypt(row.totp_secret, totpSecretContext(userId)) : row.totp_secret;
+    const result = await verify({ secret, token: code, epochTolerance: TOLERANCE_SECONDS });
     if (!result.valid || !('timeStep' in result)) return false;
     if (row.totp_last_step !== null && result.timeStep <= Number(row.totp_last_step)) return false;
     await manager.query(`UPDATE users SET totp_last_step = $2 WHERE id = $1`, [userId, result.timeStep]);

@@ -5,8 +5,8 @@ WITH new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_val
 new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at)
        SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $2::jsonb)
         WHERE true),
-new_links AS (INSERT INTO redemption_links (token_hash, reward_id, channel)
-       SELECT token_hash, reward_id, channel FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
+new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
+       SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
         WHERE true),
 new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
        SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)

@@ -5,38 +5,39 @@ claim AS (INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash
             $5, $6::integer,
             $7
       WHERE EXISTS (SELECT 1 FROM fresh_catalog)
+        AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $2 AND key_hash = ANY($8::text[]))
      ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash),
 new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
-       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $8::jsonb)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $9::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
-new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at)
-       SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $9::jsonb)
+new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issued_at, created_at)
+       SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issued_at, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $10::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
-new_links AS (INSERT INTO redemption_links (token_hash, reward_id, channel)
-       SELECT token_hash, reward_id, channel FROM jsonb_populate_recordset(NULL::redemption_links, $10::jsonb)
+new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
+       SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $11::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
 new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
-       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $11::jsonb)
+       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $12::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
 new_timeline AS (INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
-       SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $12::jsonb)
+       SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $13::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
 new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
-     SELECT * FROM unnest($13::text[], $14::text[],
-                          $15::text[], $16::jsonb[])
+     SELECT * FROM unnest($14::text[], $15::text[],
+                          $16::text[], $17::jsonb[])
       WHERE EXISTS (SELECT 1 FROM claim)),
 ledger AS (INSERT INTO wallet_transactions
          (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, $17, e.available, e.reserved, e.description, e.related_type, e.related_id
+       SELECT e.id, w.account_id, $18, e.available, e.reserved, e.description, e.related_type, e.related_id
          FROM wallets w,
-              unnest($18::text[],
-                     $19::bigint[],
+              unnest($19::text[],
                      $20::bigint[],
-                     $21::text[],
+                     $21::bigint[],
                      $22::text[],
-                     $23::text[])
+                     $23::text[],
+                     $24::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
-        WHERE w.account_id = $24 AND EXISTS (SELECT 1 FROM claim)
+        WHERE w.account_id = $25 AND EXISTS (SELECT 1 FROM claim)
        RETURNING id)
 SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, EXISTS (SELECT 1 FROM claim) AS done;
 
@@ -45,8 +46,8 @@ WITH fresh_catalog AS (SELECT 1 FROM catalog_state WHERE id = 1 AND revision = $
 new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
        SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $2::jsonb)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
-new_links AS (INSERT INTO redemption_links (token_hash, reward_id, channel)
-       SELECT token_hash, reward_id, channel FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
+new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
+       SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
 new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
        SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)

@@ -12,3 +12,4 @@ export { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 export type { PickOutcome, RedeemableReward } from './lifecycle/reward-lifecycle.service';
 export { RewardCatalog, valueRuleOf } from './reward-catalog';
 export type { IssuedCardDto } from './dto/reward.dto';
+export { REWARD_SEALED_COLUMNS } from './lifecycle/reward.repository';

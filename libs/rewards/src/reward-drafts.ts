@@ -108,6 +108,7 @@ export function pendingCard(
     currency: reward.currency,
     status: 'PENDING',
     redemptionInstructions: null,
+    sealedCredentials: null,
     credentials: null,
     failureReason: null,
     supplierRequestedAt: null,

@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccountService } from '@app/account';
-import { APP_CONFIG, AppConfig, emailsSent, hashSecret, queryRows, randomToken } from '@app/core';
+import { APP_CONFIG, AppConfig, emailsSent, queryRows } from '@app/core';
 import { Mailer, renderRewardEmail } from '@app/mail';
 import { MailJobEntity } from './entities/mail-job.entity';
-import { RedemptionLinkEntity } from './entities/redemption-link.entity';
 import { RewardEntity } from './entities/reward.entity';
+import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 
 /**
- * Sends a reward e-mail. Each e-mail carries a link token of its own, stored (hashed) before the
- * message leaves: a crash after sending cannot leave a recipient with a dead link. A crash between
- * sending and marking SENT sends the e-mail again on retry (at least once, never lost).
+ * Sends a reward e-mail. Every e-mail of a reward (the first and each resend) carries the reward's
+ * one link, the create response's (docs/redemption.md, One link), read back from its sealed copy.
+ * A crash between sending and marking SENT sends the e-mail again on retry (at least once, never lost).
  */
 /** How long a claimed e-mail stays with its worker without a renewal. */
 export const MAIL_LEASE_MS = 10_000;
@@ -23,6 +23,7 @@ export class RewardMailService {
     private readonly dataSource: DataSource,
     private readonly accounts: AccountService,
     private readonly mailer: Mailer,
+    private readonly lifecycle: RewardLifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -69,8 +70,7 @@ export class RewardMailService {
     try {
       const reward = await this.dataSource.manager.findOneByOrFail(RewardEntity, { id: rewardId });
       const account = await this.accounts.get(reward.accountId);
-      const token = randomToken(32);
-      await this.dataSource.manager.insert(RedemptionLinkEntity, { tokenHash: hashSecret(token), rewardId: reward.id, channel: 'email' });
+      const token = await this.lifecycle.redemptionToken(reward);
       const senderName = account.senderName ?? account.name;
       const email = renderRewardEmail({
         senderName,

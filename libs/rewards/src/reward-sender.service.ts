@@ -4,11 +4,9 @@ import type { Principal } from '@app/auth';
 import {
   ApiError,
   BadRequestError,
-  claimIdempotencyKey,
-  findStoredResponse,
   fingerprint,
+  IdempotencyStore,
   InsufficientFundsError,
-  storedResponse,
 } from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import type { CreateRewardDto } from './dto/create-reward.dto';
@@ -40,6 +38,7 @@ export class RewardSender {
     private readonly drafts: RewardDrafts,
     private readonly statements: SendStatements,
     private readonly jobs: RewardJobs,
+    private readonly idempotencyKeys: IdempotencyStore,
   ) {}
 
   async send(
@@ -73,7 +72,7 @@ export class RewardSender {
         checked = await this.catalog.check(principal.accountId, dto, currency, catalog);
       } catch (error) {
         // A retry of a request that succeeded replays it, even if the catalog has changed since.
-        const stored = idempotency && error instanceof ApiError ? await findStoredResponse(this.dataSource.manager, idempotency) : null;
+        const stored = idempotency && error instanceof ApiError ? await this.idempotencyKeys.find(this.dataSource.manager, idempotency) : null;
         if (stored) return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
         throw error;
       }
@@ -96,7 +95,7 @@ export class RewardSender {
       }
       if (outcome.fresh) {
         // The key was taken by an earlier request (or one that committed while this one waited).
-        const stored = await storedResponse(this.dataSource.manager, idempotency!);
+        const stored = await this.idempotencyKeys.stored(this.dataSource.manager, idempotency!);
         return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
       }
       // A catalog sync landed since the catalog was loaded: check again against the new one.
@@ -124,7 +123,7 @@ export class RewardSender {
     const outcome = await this.dataSource.transaction(async (manager) => {
       const claim =
         options.idempotencyKey && !options.dryRun
-          ? await claimIdempotencyKey(manager, {
+          ? await this.idempotencyKeys.claim(manager, {
               scope: principal.accountId,
               key: options.idempotencyKey,
               operation: 'rewards.bulk',

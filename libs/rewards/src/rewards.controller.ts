@@ -100,14 +100,19 @@ export class RewardsController {
   @ApiOperation({
     operationId: 'getReward',
     summary: 'One reward with its cards and timeline',
-    description: 'Credentials are masked unless `include_credentials=true`, which needs the `rewards:write` scope.',
+    description:
+      'Credentials are masked unless `include_credentials=true`, which needs the `rewards:write` scope and also returns the ' +
+      "reward's `redemptionUrl` (the create response's link).",
   })
   @ApiErrorResponses(400, 404)
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: GetRewardQueryDto): Promise<RewardResponseDto> {
     if (query.include_credentials && !principal.scopes.has('rewards:write')) {
       throw new ForbiddenError('include_credentials=true needs the rewards:write scope.');
     }
-    return { reward: toRewardDto(await this.rewards.get(principal.accountId, id), query.include_credentials) };
+    const view = await this.rewards.get(principal.accountId, id);
+    const body: RewardResponseDto = { reward: toRewardDto(view, query.include_credentials) };
+    if (query.include_credentials) body.redemptionUrl = await this.rewards.redemptionUrl(view.reward);
+    return body;
   }
 
   @Post(':id/cancel')

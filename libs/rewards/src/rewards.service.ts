@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AuditOrigin } from '@app/audit';
-import { ListWindow, NotFoundError, readListPage, readListTotals, readSnapshot } from '@app/core';
+import { APP_CONFIG, AppConfig, ListWindow, NotFoundError, readListPage, readListTotals, readSnapshot } from '@app/core';
 import type { RewardView } from './dto/reward.dto';
 import { OPEN_REWARD_STATUSES, RewardEntity } from './entities/reward.entity';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
@@ -21,7 +21,13 @@ export class RewardsService {
     private readonly dataSource: DataSource,
     private readonly repository: RewardRepository,
     private readonly lifecycle: RewardLifecycle,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** The reward's one redemption link, as the create response gave it (docs/redemption.md, One link). */
+  async redemptionUrl(reward: Pick<RewardEntity, 'id' | 'accountId'>): Promise<string> {
+    return `${this.config.publicBaseUrl}/r/${await this.lifecycle.redemptionToken(reward)}`;
+  }
 
   /**
    * 404 for unknown ids and for other accounts' rewards alike. The reward, its cards and its

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { claimIdempotencyKeyIn, Condition, IdempotencyInput, Statement, StoredResponse } from '@app/core';
+import { Condition, IdempotencyInput, IdempotencyStore, Statement, StoredResponse } from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import { RewardRepository } from './lifecycle/reward.repository';
 import type { PreparedRewards } from './reward-drafts';
@@ -19,6 +19,7 @@ export class SendStatements {
   constructor(
     private readonly rewards: RewardRepository,
     private readonly ledger: WalletLedger,
+    private readonly idempotencyKeys: IdempotencyStore,
   ) {}
 
   /**
@@ -41,7 +42,7 @@ export class SendStatements {
     );
     let go = Condition.exists(freshCatalog);
     if (input.idempotency) {
-      go = Condition.exists(claimIdempotencyKeyIn(statement, input.idempotency.input, input.idempotency.response, { onlyIf: go }));
+      go = Condition.exists(this.idempotencyKeys.claimIn(statement, input.idempotency.input, input.idempotency.response, { onlyIf: go }));
     }
     this.rewards.insertNewIn(statement, input.prepared, { onlyIf: go });
     this.ledger.holdIn(

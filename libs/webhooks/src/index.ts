@@ -8,3 +8,4 @@ export { WebhookDeliverer } from './delivery/webhook-deliverer';
 export { WebhookRelay } from './delivery/webhook-relay';
 export { WEBHOOK_BOOKKEEPING_DB } from './delivery/webhook-bookkeeping';
 export { MAX_SOCKETS_PER_ENDPOINT } from './delivery/webhook-http-client';
+export { WEBHOOK_SEALED_COLUMNS } from './webhook-secrets';

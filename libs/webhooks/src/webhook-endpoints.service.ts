@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { AuditLog, AuditOrigin } from '@app/audit';
-import { BadRequestError, newId, newSecret, NotFoundError, pageWindow, queryRows } from '@app/core';
+import { BadRequestError, KeyRing, newId, newSecret, NotFoundError, pageWindow, queryRows } from '@app/core';
 import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookTargetGuard } from './targets/webhook-target-guard';
+import { sealWebhookSecret } from './webhook-secrets';
 
 /** Webhook endpoints of an account: their URL, subscription, state and signing secret. */
 @Injectable()
@@ -17,6 +18,7 @@ export class WebhookEndpointsService {
     private readonly guard: WebhookTargetGuard,
     private readonly deliveries: WebhookDeliveriesService,
     private readonly audit: AuditLog,
+    private readonly keyRing: KeyRing,
   ) {}
 
   async create(
@@ -34,7 +36,7 @@ export class WebhookEndpointsService {
         url: input.url,
         description: input.description ?? null,
         events: input.events,
-        secret,
+        secret: sealWebhookSecret(this.keyRing, { id, accountId }, secret),
       });
       await this.audited(manager, accountId, origin, 'webhook_endpoint.created', id, { url: input.url, events: input.events });
     });
@@ -105,7 +107,7 @@ export class WebhookEndpointsService {
               secret = $4, updated_at = clock_timestamp()
         WHERE id = $1 AND account_id = $2
       RETURNING id`,
-      [id, accountId, keepPreviousForSeconds, secret],
+      [id, accountId, keepPreviousForSeconds, sealWebhookSecret(this.keyRing, { id, accountId }, secret)],
       )) as [unknown[], number];
       if (!rows.length) throw new NotFoundError('Webhook endpoint');
       // Never the secrets themselves: the log is readable by more people than the secret should be.

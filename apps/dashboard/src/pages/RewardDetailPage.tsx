@@ -18,6 +18,16 @@ export function RewardDetailPage() {
     queryKey: ['reward', id],
     queryFn: async () => unwrap(await v1.GET('/v1/rewards/{id}', { params: { path: { id } } })),
   });
+  // The reward's one redemption link (the create response's, the one every e-mail carries): only
+  // roles that may write rewards may read it back, as the API allows it only with rewards:write.
+  const link = useQuery({
+    queryKey: ['reward-link', id],
+    enabled: writer,
+    queryFn: async () => {
+      const full = await unwrap(await v1.GET('/v1/rewards/{id}', { params: { path: { id }, query: { include_credentials: true } } }));
+      return full.redemptionUrl ?? null;
+    },
+  });
   const refresh = () => invalidate(client, 'reward', 'rewards', 'overview', 'wallet');
   const cancel = useMutation({
     mutationFn: async () => unwrap(await v1.POST('/v1/rewards/{id}/cancel', { params: { path: { id } } })),
@@ -62,6 +72,12 @@ export function RewardDetailPage() {
         <dd>
           <code>{r.id}</code>
         </dd>
+        {writer && (
+          <>
+            <dt>Redemption link</dt>
+            <dd>{link.data ? <a href={link.data}>{link.data}</a> : link.isError ? 'Not available' : '…'}</dd>
+          </>
+        )}
       </dl>
       {writer && (
         <div className="actions">

@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       metricsToken: null,
       metricsPort: null,
+      encryptionKeys: null,
     });
   });
 

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { KeyRingFormatError, parseKeyRing } from '../crypto/key-ring';
 /**
  * Every environment variable the service reads is read here, once, at start.
  * A wrong value stops the process with one line naming the variable (see ConfigError).
@@ -50,6 +51,11 @@ export interface AppConfig {
   metricsToken: string | null;
   /** Where the worker side serves its own /metrics; unset: it serves none. */
   metricsPort: number | null;
+  /**
+   * ENCRYPTION_KEYS, the key ring text (`id:base64key,...`, checked here); null when unset, which only
+   * development allows: withEncryptionKeys then fills it from the development key file (docs/secrets.md).
+   */
+  encryptionKeys: string | null;
 }
 
 export type TrustProxy = false | number | string[];
@@ -180,6 +186,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: trustProxy(env),
     metricsToken: raw(env, 'METRICS_TOKEN') ?? null,
     metricsPort: raw(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', 0, 1, 65535),
+    encryptionKeys: encryptionKeys(env),
   };
 }
 
@@ -207,6 +214,23 @@ function tangoConfig(env: Env): TangoConfig {
     customerIdentifier: raw(env, 'TANGO_CUSTOMER_IDENTIFIER')!,
     accountIdentifier: raw(env, 'TANGO_ACCOUNT_IDENTIFIER')!,
   };
+}
+
+function encryptionKeys(env: Env): string | null {
+  const value = raw(env, 'ENCRYPTION_KEYS');
+  if (value === undefined) {
+    if (raw(env, 'NODE_ENV') === 'production') {
+      throw new ConfigError('ENCRYPTION_KEYS', 'is required when NODE_ENV=production (comma-separated id:base64key, 32-byte keys; see docs/secrets.md)');
+    }
+    return null;
+  }
+  try {
+    parseKeyRing(value);
+  } catch (error) {
+    if (error instanceof KeyRingFormatError) throw new ConfigError('ENCRYPTION_KEYS', error.message);
+    throw error;
+  }
+  return value;
 }
 
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];

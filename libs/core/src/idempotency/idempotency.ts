@@ -1,5 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { KeyRing, sealContext } from '../crypto/key-ring';
+import type { SealedColumn } from '../crypto/key-rotation';
 import type { Condition, Cte, Statement } from '../database/statement';
 import { BadRequestError, ValidationError } from '../errors/api-error';
 
@@ -47,42 +50,6 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/**
- * Claims an idempotency key inside the caller's transaction. The key row is inserted in that
- * transaction, so a concurrent request with the same key blocks on the row until the first
- * commits (and then replays) or rolls back (and then proceeds itself): exactly one request does
- * the work, and a failed request (400, 402, 422) leaves no trace (docs/idempotency.md).
- *
- * The stored response is encrypted with a key derived from the Idempotency-Key itself, so what
- * it holds (a redemption link) cannot be read from the database without the caller's key.
- */
-export async function claimIdempotencyKey(
-  manager: EntityManager,
-  input: IdempotencyInput,
-): Promise<IdempotencyClaim> {
-  const keyHash = hashOf(input);
-  const inserted: unknown[] = await manager.query(
-    `INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash`,
-    [input.scope, keyHash, input.operation, input.requestHash],
-  );
-  if (inserted.length > 0) {
-    return {
-      kind: 'owner',
-      complete: async (status, body) => {
-        await manager.query(
-          `UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE scope = $1 AND key_hash = $2`,
-          [input.scope, keyHash, status, seal(input.key, JSON.stringify(body))],
-        );
-      },
-      release: async () => {
-        await manager.query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key_hash = $2`, [input.scope, keyHash]);
-      },
-    };
-  }
-  return { kind: 'replay', response: await storedResponse(manager, input) };
-}
-
 export interface IdempotencyInput {
   scope: string;
   key: string;
@@ -90,56 +57,135 @@ export interface IdempotencyInput {
   requestHash: string;
 }
 
+const RESPONSE_PURPOSE = 'idempotency_keys.response_body';
+
 /**
- * The claim as part of a larger statement that commits as one, with the response already known:
- * adds a CTE, which inserts the key with its (sealed) response when `onlyIf` holds and
- * returns a row only if this request claimed the key. Like `claimIdempotencyKey`, a concurrent
- * request with the same key waits on the row; when the statement claimed nothing, read the
- * earlier response with `storedResponse`.
+ * Idempotency keys and the responses stored against them (docs/idempotency.md). Neither can be
+ * worked out from a copy of the database alone (docs/secrets.md): the key is stored as an HMAC under
+ * a secret derived from the key ring, and the response is sealed twice, inside with a key derived
+ * from the Idempotency-Key itself and outside under the key ring (which `encryption:rotate` renews
+ * without needing the Idempotency-Key). A key hashed under a key that has since left the ring is no
+ * longer recognised; keep a retired key in the ring for the idempotency window (24 h) after a rotation.
  */
-export function claimIdempotencyKeyIn(
-  statement: Statement,
-  input: IdempotencyInput,
-  response: StoredResponse,
-  options: { onlyIf?: Condition } = {},
-): Cte {
-  return statement.with(
-    'claim',
-    `INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash, response_status, response_body)
-     SELECT ${statement.param(input.scope)}, ${statement.param(hashOf(input))}, ${statement.param(input.operation)},
+@Injectable()
+export class IdempotencyStore {
+  constructor(private readonly keyRing: KeyRing) {}
+
+  /**
+   * Claims an idempotency key inside the caller's transaction. The key row is inserted in that
+   * transaction, so a concurrent request with the same key blocks on the row until the first
+   * commits (and then replays) or rolls back (and then proceeds itself): exactly one request does
+   * the work, and a failed request (400, 402, 422) leaves no trace (docs/idempotency.md).
+   */
+  async claim(manager: EntityManager, input: IdempotencyInput): Promise<IdempotencyClaim> {
+    const [keyHash, ...earlier] = this.hashesOf(input);
+    const inserted: unknown[] = await manager.query(
+      `INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash)
+       SELECT $1, $2, $3, $4
+        WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $1 AND key_hash = ANY($5::text[]))
+       ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash`,
+      [input.scope, keyHash, input.operation, input.requestHash, earlier],
+    );
+    if (inserted.length > 0) {
+      return {
+        kind: 'owner',
+        complete: async (status, body) => {
+          await manager.query(
+            `UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE scope = $1 AND key_hash = $2`,
+            [input.scope, keyHash, status, this.seal(input, keyHash, body)],
+          );
+        },
+        release: async () => {
+          await manager.query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key_hash = $2`, [input.scope, keyHash]);
+        },
+      };
+    }
+    return { kind: 'replay', response: await this.stored(manager, input) };
+  }
+
+  /**
+   * The claim as part of a larger statement that commits as one, with the response already known:
+   * adds a CTE, which inserts the key with its (sealed) response when `onlyIf` holds and
+   * returns a row only if this request claimed the key. Like `claim`, a concurrent request with the
+   * same key waits on the row; when the statement claimed nothing, read the earlier response with
+   * `stored`.
+   */
+  claimIn(statement: Statement, input: IdempotencyInput, response: StoredResponse, options: { onlyIf?: Condition } = {}): Cte {
+    const [keyHash, ...earlier] = this.hashesOf(input);
+    const scope = statement.param(input.scope);
+    return statement.with(
+      'claim',
+      `INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash, response_status, response_body)
+     SELECT ${scope}, ${statement.param(keyHash)}, ${statement.param(input.operation)},
             ${statement.param(input.requestHash)}, ${statement.param(response.status)}::integer,
-            ${statement.param(seal(input.key, JSON.stringify(response.body)))}
+            ${statement.param(this.seal(input, keyHash, response.body))}
       WHERE ${statement.condition(options.onlyIf)}
+        AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = ${scope} AND key_hash = ANY(${statement.param(earlier)}::text[]))
      ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash`,
-  );
-}
-
-/** The response stored against a key already used: 422 when it was used for a different request. */
-export async function storedResponse(manager: EntityManager, input: IdempotencyInput): Promise<StoredResponse> {
-  const stored = await findStoredResponse(manager, input);
-  if (!stored) throw new Error('no stored response for an idempotency key that was taken');
-  return stored;
-}
-
-/** The same, or null when the key has not been used (or its request failed and stored nothing). */
-export async function findStoredResponse(manager: EntityManager, input: IdempotencyInput): Promise<StoredResponse | null> {
-  const [row] = await manager.query(
-    `SELECT operation, request_hash, response_status, response_body FROM idempotency_keys WHERE scope = $1 AND key_hash = $2`,
-    [input.scope, hashOf(input)],
-  );
-  if (!row) return null;
-  if (row.operation !== input.operation || row.request_hash !== input.requestHash) {
-    throw new ValidationError(
-      'This Idempotency-Key was already used with a different request. Use a new key for a different request.',
     );
   }
-  return { status: row.response_status, body: JSON.parse(open(input.key, row.response_body)) };
+
+  /** The response stored against a key already used: 422 when it was used for a different request. */
+  async stored(manager: EntityManager, input: IdempotencyInput): Promise<StoredResponse> {
+    const stored = await this.find(manager, input);
+    if (!stored) throw new Error('no stored response for an idempotency key that was taken');
+    return stored;
+  }
+
+  /** The same, or null when the key has not been used (or its request failed and stored nothing). */
+  async find(manager: EntityManager, input: IdempotencyInput): Promise<StoredResponse | null> {
+    const [row] = await manager.query(
+      `SELECT key_hash, operation, request_hash, response_status, response_body FROM idempotency_keys
+        WHERE scope = $1 AND key_hash = ANY($2::text[]) LIMIT 1`,
+      [input.scope, this.hashesOf(input)],
+    );
+    if (!row) return null;
+    if (row.operation !== input.operation || row.request_hash !== input.requestHash) {
+      throw new ValidationError(
+        'This Idempotency-Key was already used with a different request. Use a new key for a different request.',
+      );
+    }
+    // A response stored before the outer seal existed has only the inner one (encryption:rotate adds it).
+    const inner = KeyRing.keyIdOf(row.response_body)
+      ? this.keyRing.decrypt(row.response_body, idempotencyResponseContext(input.scope, row.key_hash))
+      : row.response_body;
+    return { status: row.response_status, body: JSON.parse(open(input.key, inner)) };
+  }
+
+  /**
+   * The key's HMAC under each key of the ring, the current key's first (that is the one stored),
+   * then its plain SHA-256, the hash of keys stored before hashes were keyed.
+   */
+  private hashesOf(input: { scope: string; key: string }): string[] {
+    const message = `${input.scope}\0${input.key}`;
+    return [
+      ...this.keyRing.derivedSecrets('idempotency-key-hash').map((secret) => createHmac('sha256', secret).update(message).digest('hex')),
+      createHash('sha256').update(message).digest('hex'),
+    ];
+  }
+
+  private seal(input: IdempotencyInput, keyHash: string, body: unknown): string {
+    return this.keyRing.encrypt(seal(input.key, JSON.stringify(body)), idempotencyResponseContext(input.scope, keyHash));
+  }
 }
 
-function hashOf(input: { scope: string; key: string }): string {
-  return createHash('sha256').update(`${input.scope}\0${input.key}`).digest('hex');
+/** The AD of a stored response's outer seal: its row (`encryption:rotate` renews the seal by row). */
+export function idempotencyResponseContext(scope: string, keyHash: string): string {
+  return sealContext(RESPONSE_PURPOSE, scope, keyHash);
 }
 
+/** Stored responses, for `encryption:rotate`: the outer seal is renewed, the inner one left alone. */
+export const IDEMPOTENCY_SEALED_COLUMNS: SealedColumn[] = [
+  {
+    table: 'idempotency_keys',
+    column: 'response_body',
+    key: ['scope', 'key_hash'],
+    context: (row) => idempotencyResponseContext(row.scope, row.key_hash),
+    legacy: (stored) => stored,
+  },
+];
+
+/** The inner seal: a key derived from the Idempotency-Key, so the key ring alone does not open a response either. */
 function cipherKey(idempotencyKey: string): Buffer {
   return createHmac('sha256', 'idempotency-response-v1').update(idempotencyKey).digest();
 }

@@ -133,12 +133,18 @@ export class RewardDto {
 
 export class RewardResponseDto {
   reward: RewardDto;
+
+  /**
+   * The reward's redemption link (`{base_url}/r/{token}`), the one the create response and every
+   * e-mail carry; only with `include_credentials=true`.
+   */
+  redemptionUrl?: string;
 }
 
 export class CreateRewardResponseDto {
   reward: RewardDto;
 
-  /** The recipient's link (`{base_url}/r/{token}`); the e-mail carries its own link to the same reward. */
+  /** The recipient's link (`{base_url}/r/{token}`): the reward's one link, which every e-mail and resend carries too. */
   redemptionUrl: string;
 }
 

@@ -56,7 +56,14 @@ export class RewardCardEntity {
   @Column({ name: 'redemption_instructions', type: 'text', nullable: true })
   redemptionInstructions: string | null;
 
-  @Column({ type: 'jsonb', nullable: true })
+  /**
+   * The credentials (gift-card codes are money) sealed under the key ring for this card and account
+   * (docs/secrets.md); null until ISSUED. Only RewardRepository seals and opens it.
+   */
+  @Column({ name: 'credentials', type: 'text', nullable: true })
+  sealedCredentials: string | null;
+
+  /** The credentials in clear, filled in by RewardRepository when it loads the card; never a column. */
   credentials: StoredCredential[] | null;
 
   @Column({ name: 'failure_reason', type: 'text', nullable: true })

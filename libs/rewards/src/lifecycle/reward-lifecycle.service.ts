@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import {
-  claimIdempotencyKey,
   formatMoney,
   fingerprint,
+  IdempotencyStore,
   newId,
   NotFoundError,
   Statement,
@@ -14,7 +14,7 @@ import { AuditLog, AuditOrigin } from '@app/audit';
 import { CatalogRulesService, rulesAllow } from '@app/catalog';
 import { LedgerEntry, WalletLedger } from '@app/wallet';
 import { IssuedCardDto, toIssuedCardDto } from '../dto/reward.dto';
-import type { RewardCardEntity } from '../entities/reward-card.entity';
+import type { RewardCardEntity, StoredCredential } from '../entities/reward-card.entity';
 import { OPEN_REWARD_STATUSES, RewardEntity, RewardStatus } from '../entities/reward.entity';
 import { allowsValue, RewardCatalog, valueRuleOf } from '../reward-catalog';
 import { pendingCard } from '../reward-drafts';
@@ -85,6 +85,7 @@ export class RewardLifecycle {
     private readonly jobs: RewardJobs,
     private readonly audit: AuditLog,
     private readonly rules: CatalogRulesService,
+    private readonly idempotencyKeys: IdempotencyStore,
   ) {}
 
   /** The reward a link token opens, or null for an unknown token. */
@@ -92,6 +93,11 @@ export class RewardLifecycle {
     const manager = this.dataSource.manager;
     const rewardId = await this.rewards.rewardIdOfToken(manager, token);
     return rewardId ? this.rewards.find(manager, rewardId) : null;
+  }
+
+  /** The reward's one redemption link token, the create response's (docs/redemption.md, One link). */
+  redemptionToken(reward: Pick<RewardEntity, 'id' | 'accountId'>): Promise<string> {
+    return this.rewards.redemptionToken(this.dataSource.manager, reward);
   }
 
   /** The cards a recipient sees (all but cancelled ones), credentials in full: they hold the link. */
@@ -145,7 +151,7 @@ export class RewardLifecycle {
       const reward = await this.rewards.lock(manager, rewardId);
       if (!reward) throw new Error(`reward ${rewardId} of a redemption link does not exist`);
       const claim = idempotencyKey
-        ? await claimIdempotencyKey(manager, {
+        ? await this.idempotencyKeys.claim(manager, {
             scope: reward.id,
             key: idempotencyKey,
             operation: 'redemption.pick',
@@ -270,13 +276,13 @@ export class RewardLifecycle {
   async issue(
     manager: EntityManager,
     { reward, card }: LockedCard,
-    issued: { credentials: RewardCardEntity['credentials']; redemptionInstructions: string },
+    issued: { credentials: StoredCredential[]; redemptionInstructions: string },
   ): Promise<void> {
     const now = new Date();
     await this.rewards.updateCard(manager, card.id, {
       status: 'ISSUED',
       issuingSince: null,
-      credentials: issued.credentials,
+      sealedCredentials: this.rewards.sealCredentials(card, issued.credentials),
       redemptionInstructions: issued.redemptionInstructions,
       issuedAt: now,
     });

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
-import { Condition, Cte, entityRow, hashSecret, queryRows, Statement } from '@app/core';
+import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
+import { Condition, Cte, entityRow, hashSecret, KeyRing, queryRows, randomToken, sealContext, SealedColumn, Statement } from '@app/core';
 import { MailJobEntity } from '../entities/mail-job.entity';
 import { RedemptionLinkEntity } from '../entities/redemption-link.entity';
-import { CardStatus, RewardCardEntity } from '../entities/reward-card.entity';
+import { CardStatus, RewardCardEntity, StoredCredential } from '../entities/reward-card.entity';
 import { RewardEventEntity } from '../entities/reward-event.entity';
 import { OPEN_REWARD_STATUSES, RewardEntity } from '../entities/reward.entity';
 import type { PreparedRewards } from '../reward-drafts';
@@ -12,6 +12,35 @@ import { RewardTimeline } from './reward-timeline';
 
 /** Tokens are base62 text of 256 random bits; anything else cannot be a token and costs no query. */
 const TOKEN_SHAPE = /^[0-9A-Za-z]{20,100}$/;
+
+/** Associated data of a card's sealed credentials: moved to another card or account, they do not open. */
+export function cardCredentialsContext(cardId: string, accountId: string): string {
+  return sealContext('reward_cards.credentials', cardId, accountId);
+}
+
+/** Associated data of a reward's sealed redemption token. */
+export function redemptionTokenContext(rewardId: string, accountId: string): string {
+  return sealContext('redemption_links.token', rewardId, accountId);
+}
+
+/** The sealed columns of rewards, for `encryption:rotate` (docs/secrets.md). */
+export const REWARD_SEALED_COLUMNS: SealedColumn[] = [
+  {
+    table: 'reward_cards',
+    column: 'credentials',
+    key: ['id'],
+    contextColumns: ['account_id'],
+    context: (row) => cardCredentialsContext(row.id, row.account_id),
+    legacy: (stored) => stored, // JSON text from before credentials were sealed
+  },
+  {
+    table: 'redemption_links',
+    column: 'token_sealed',
+    key: ['token_hash'],
+    contextColumns: ['reward_id', 'account_id'],
+    context: (row) => redemptionTokenContext(row.reward_id, row.account_id),
+  },
+];
 
 /**
  * The rows of the reward aggregate (rewards, their cards, links, e-mail jobs and timeline): how
@@ -23,6 +52,7 @@ export class RewardRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly timeline: RewardTimeline,
+    private readonly keyRing: KeyRing,
   ) {}
 
   /**
@@ -54,12 +84,13 @@ export class RewardRepository {
   }
 
   /** Locks a card (after its reward, see `lock`). */
-  lockCard(manager: EntityManager, where: { id: string } | { rewardId: string; status: CardStatus }): Promise<RewardCardEntity | null> {
+  async lockCard(manager: EntityManager, where: { id: string } | { rewardId: string; status: CardStatus }): Promise<RewardCardEntity | null> {
     const query = manager.getRepository(RewardCardEntity).createQueryBuilder('c').setLock('pessimistic_write');
-    return ('id' in where
+    const card = await ('id' in where
       ? query.where('c.id = :id', { id: where.id })
       : query.where('c.reward_id = :rewardId AND c.status = :status', where)
     ).getOne();
+    return card && this.opened(card);
   }
 
   /**
@@ -130,8 +161,24 @@ export class RewardRepository {
     return link?.rewardId ?? null;
   }
 
-  cardsOf(manager: EntityManager, rewardIds: string[]): Promise<RewardCardEntity[]> {
-    return manager.find(RewardCardEntity, { where: { rewardId: In(rewardIds) }, order: { seq: 'ASC' } });
+  async cardsOf(manager: EntityManager, rewardIds: string[]): Promise<RewardCardEntity[]> {
+    const cards = await manager.find(RewardCardEntity, { where: { rewardId: In(rewardIds) }, order: { seq: 'ASC' } });
+    return cards.map((card) => this.opened(card));
+  }
+
+  /** The credentials sealed for this card and its account (docs/secrets.md), as `updateCard` stores them. */
+  sealCredentials(card: Pick<RewardCardEntity, 'id' | 'accountId'>, credentials: StoredCredential[]): string {
+    return this.keyRing.encrypt(JSON.stringify(credentials), cardCredentialsContext(card.id, card.accountId));
+  }
+
+  /** Fills in `credentials` from the sealed column; a value from before sealing (JSON text) reads as it is. */
+  private opened(card: RewardCardEntity): RewardCardEntity {
+    const sealed = card.sealedCredentials;
+    card.credentials =
+      sealed === null
+        ? null
+        : (JSON.parse(KeyRing.keyIdOf(sealed) ? this.keyRing.decrypt(sealed, cardCredentialsContext(card.id, card.accountId)) : sealed) as StoredCredential[]);
+    return card;
   }
 
   eventsOf(manager: EntityManager, rewardIds: string[]): Promise<RewardEventEntity[]> {
@@ -150,8 +197,29 @@ export class RewardRepository {
     await manager.update(RewardEntity, ids, changes);
   }
 
-  async updateCard(manager: EntityManager, id: string, changes: Partial<RewardCardEntity>): Promise<void> {
+  async updateCard(manager: EntityManager, id: string, changes: Partial<Omit<RewardCardEntity, 'credentials'>>): Promise<void> {
     await manager.update(RewardCardEntity, { id }, changes);
+  }
+
+  /**
+   * The reward's one redemption token (docs/redemption.md, One link), read back from its sealed
+   * copy. A reward sent before rewards kept one gets one now (several callers at once agree on one).
+   */
+  async redemptionToken(manager: EntityManager, reward: Pick<RewardEntity, 'id' | 'accountId'>): Promise<string> {
+    const context = redemptionTokenContext(reward.id, reward.accountId);
+    const read = async () => {
+      const link = await manager.findOne(RedemptionLinkEntity, { where: { rewardId: reward.id, tokenSealed: Not(IsNull()) }, select: { tokenSealed: true } });
+      return link ? this.keyRing.decrypt(link.tokenSealed!, context) : null;
+    };
+    const existing = await read();
+    if (existing) return existing;
+    const token = randomToken(32);
+    await manager.query(
+      `INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed) VALUES ($1, $2, $3, 'api', $4)
+       ON CONFLICT (reward_id) WHERE token_sealed IS NOT NULL DO NOTHING`,
+      [hashSecret(token), reward.id, reward.accountId, this.keyRing.encrypt(token, context)],
+    );
+    return (await read())!;
   }
 
   /** Sets openedAt on the first view (SENT becomes OPENED); true only for the one view that did. */
@@ -185,7 +253,13 @@ export class RewardRepository {
     statement.insertRows(
       'new_links',
       'redemption_links',
-      all.map((w) => ({ token_hash: hashSecret(w.token), reward_id: w.view.reward.id, channel: 'api' })),
+      all.map((w) => ({
+        token_hash: hashSecret(w.token),
+        reward_id: w.view.reward.id,
+        account_id: prepared.accountId,
+        channel: 'api',
+        token_sealed: this.keyRing.encrypt(w.token, redemptionTokenContext(w.view.reward.id, prepared.accountId)),
+      })),
       options,
     );
     statement.insertRows(

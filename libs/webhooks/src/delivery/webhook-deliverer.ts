@@ -1,12 +1,13 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig, webhookDeliveryAttempts, webhookDeliveryLag } from '@app/core';
+import { APP_CONFIG, AppConfig, KeyRing, webhookDeliveryAttempts, webhookDeliveryLag } from '@app/core';
 import { AttemptRecord, AttemptRecorder } from './attempt-recorder';
 import { HttpOutcome, MAX_SOCKETS_PER_ENDPOINT, WEBHOOK_USER_AGENT, WebhookHttpClient } from './webhook-http-client';
 import { parseRetryAfter, retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './webhook-signer';
 import { TargetResult, WebhookTargetGuard } from '../targets/webhook-target-guard';
 import { WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
+import { openWebhookSecret } from '../webhook-secrets';
 
 /**
  * How long a claimed attempt keeps others off the delivery without a renewal. Short, so a dead
@@ -30,7 +31,9 @@ export interface ClaimedDelivery {
   event_id: string;
   body: string;
   endpoint_id: string;
+  account_id: string;
   url: string;
+  /** Sealed (docs/secrets.md); opened only to sign. */
   secret: string;
   previous_secret: string | null;
 }
@@ -73,6 +76,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
     private readonly http: WebhookHttpClient,
     private readonly recorder: AttemptRecorder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly keyRing: KeyRing,
   ) {}
 
   onModuleInit(): void {
@@ -183,7 +187,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
     // cascade and this claim never hold each other's rows.
     const [rows] = (await this.dataSource.query(
       `WITH e AS MATERIALIZED (
-         SELECT id, active, url, secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1 FOR SHARE
+         SELECT id, account_id, active, url, secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1 FOR SHARE
        )
        UPDATE webhook_deliveries d
           SET attempts = CASE WHEN e.active THEN d.attempts + 1 ELSE d.attempts END,
@@ -197,7 +201,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
                  ORDER BY next_attempt_at
                  LIMIT $2
                    FOR UPDATE SKIP LOCKED)
-      RETURNING e.active, d.id, d.attempts, d.event_id, d.payload::text AS body, e.id AS endpoint_id, e.url, e.secret,
+      RETURNING e.active, d.id, d.attempts, d.event_id, d.payload::text AS body, e.id AS endpoint_id, e.account_id, e.url, e.secret,
                 CASE WHEN e.previous_secret_expires_at > clock_timestamp() THEN e.previous_secret END AS previous_secret`,
       [endpointId, limit, DELIVERY_LEASE_MS],
     )) as [(ClaimedDelivery & { active: boolean })[], number];
@@ -239,7 +243,9 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   private async send(delivery: ClaimedDelivery, target: TargetResult, checkedAt: number): Promise<HttpOutcome> {
     if (!target.ok) return { status: null, error: `refused before connecting: ${target.reason}`, retryAfter: undefined, durationMs: Date.now() - checkedAt };
     const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
+    const endpoint = { id: delivery.endpoint_id, accountId: delivery.account_id };
+    const sealed = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
+    const secrets = sealed.map((secret) => openWebhookSecret(this.keyRing, endpoint, secret));
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': WEBHOOK_USER_AGENT,

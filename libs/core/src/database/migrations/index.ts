@@ -7,6 +7,7 @@ import { Rewards1763800000000 } from './1763800000000-rewards';
 import { Dashboard1763850000000 } from './1763850000000-dashboard';
 import { AuditLog1763900000000 } from './1763900000000-audit-log';
 import { CatalogRules1763910000000 } from './1763910000000-catalog-rules';
+import { SecretsAtRest1763920000000 } from './1763920000000-secrets-at-rest';
 import { CardIssuanceLease1763940000000 } from './1763940000000-card-issuance-lease';
 import { ListCounts1763950000000 } from './1763950000000-list-counts';
 import { WalletLedgerPerStatement1763960000000 } from './1763960000000-wallet-ledger-per-statement';
@@ -23,6 +24,7 @@ export const MIGRATIONS = [
   Dashboard1763850000000,
   AuditLog1763900000000,
   CatalogRules1763910000000,
+  SecretsAtRest1763920000000,
   CardIssuanceLease1763940000000,
   ListCounts1763950000000,
   WalletLedgerPerStatement1763960000000,
