@@ -61,7 +61,7 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
     const expiredMailLeases: { id: string; attempts: number }[] = await this.dataSource.query(
       `SELECT id, attempts FROM mail_jobs WHERE status = 'PENDING' AND leased_until < now() ORDER BY leased_until LIMIT 1000`,
     );
-    await this.jobs.enqueue({ cardIds: cards.map((c) => c.id), mailJobIds: mails.map((m) => m.id), expiredMailLeases });
+    await this.jobs.enqueue({ cardIds: cards.map((c) => c.id), mailJobIds: mails.map((m) => m.id), expiredMailLeases, swept: true });
   }
 
   /** An interval that never overlaps itself and logs instead of crashing the worker. */

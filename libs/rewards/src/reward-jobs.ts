@@ -42,15 +42,17 @@ export class QueueRewardJobs extends RewardJobs implements BeforeApplicationShut
   override enqueue(work: RewardWork): Promise<void> {
     if (work.cardIds?.length) {
       const cardIds = work.cardIds;
-      this.background.run({ cardIds }, () =>
-        this.cards.addBulk(cardIds.map((cardId) => ({ data: { cardId }, opts: { ...CARD_JOB, jobId: cardId } }))),
-      );
+      this.background.run({ cardIds }, async () => {
+        if (work.swept) await dropHusks(this.cards, cardIds);
+        await this.cards.addBulk(cardIds.map((cardId) => ({ data: { cardId }, opts: { ...CARD_JOB, jobId: cardId } })));
+      });
     }
     if (work.mailJobIds?.length) {
       const mailJobIds = work.mailJobIds;
-      this.background.run({ mailJobIds }, () =>
-        this.mails.addBulk(mailJobIds.map((mailJobId) => ({ data: { mailJobId }, opts: { ...MAIL_JOB, jobId: mailJobId } }))),
-      );
+      this.background.run({ mailJobIds }, async () => {
+        if (work.swept) await dropHusks(this.mails, mailJobIds);
+        await this.mails.addBulk(mailJobIds.map((mailJobId) => ({ data: { mailJobId }, opts: { ...MAIL_JOB, jobId: mailJobId } })));
+      });
     }
     if (work.expiredMailLeases?.length) {
       // A job of its own per attempt: the dead worker's job may still exist under the plain id until Bull finds it stalled.
@@ -65,6 +67,24 @@ export class QueueRewardJobs extends RewardJobs implements BeforeApplicationShut
   /** Gives the enqueues under way a moment before the queues close. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.background.settle();
+  }
+}
+
+/** A job that will run, or is running, under its id: anything else under that id is a husk. */
+const LIVE_JOB_STATES = new Set(['waiting', 'delayed', 'active', 'paused']);
+
+/**
+ * Removes the jobs kept under `ids` that are in none of the queue's lists. Bull adds nothing under
+ * an id it already holds, so such a husk would silently swallow every later enqueue of its row and
+ * leave the row PENDING for good. One is left behind when Redis goes away in the middle of a job
+ * (Bull's completion finds the job no longer active) or comes back empty while a worker still
+ * writes to it (docs/operations.md, Degraded modes). Only swept rows are checked: ids that made no
+ * progress for a while, a few at a time.
+ */
+async function dropHusks(queue: Queue, ids: string[]): Promise<void> {
+  for (const id of ids) {
+    const job = await queue.getJob(id);
+    if (job && !LIVE_JOB_STATES.has(await job.getState())) await job.remove();
   }
 }
 

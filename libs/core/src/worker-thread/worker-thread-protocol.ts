@@ -13,6 +13,11 @@ export interface RewardWork {
   mailJobIds?: string[];
   /** E-mails whose worker died while sending (their lease ran out), with the attempt it was at. */
   expiredMailLeases?: { id: string; attempts: number }[];
+  /**
+   * Set by the sweeper: these rows made no progress for a while, so a job Redis still keeps under
+   * the same id may be a husk (in no list, never to run) and is replaced rather than trusted.
+   */
+  swept?: boolean;
 }
 
 /** What the thread is started with (`workerData`). */
