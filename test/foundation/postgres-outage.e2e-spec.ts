@@ -41,7 +41,7 @@ describe('PostgreSQL unreachable', () => {
     }
     const ready = await fetch(`${t.baseUrl}/health/ready`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ status: 'unavailable', checks: { postgres: 'down', redis: 'ok' } });
+    expect(await ready.json()).toEqual({ status: 'unavailable', checks: { postgres: 'down', redis: 'ok' }, supplier: 'closed' });
 
     await proxy.restore();
     // The same process reconnects: no restart needed.

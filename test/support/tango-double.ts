@@ -160,6 +160,11 @@ export class TangoDouble {
     return this.requests.filter((r) => r.method === 'POST' && r.path === '/raas/v2/orders');
   }
 
+  /** Requests that looked an order up by our reference (GET /orders?externalRefID=). */
+  lookupsOf(externalRefID: string): TangoRecordedRequest[] {
+    return this.requests.filter((r) => r.method === 'GET' && r.path === '/raas/v2/orders' && r.query.get('externalRefID') === externalRefID);
+  }
+
   ordersFor(externalRefID: string): TangoOrder[] {
     return [...this.orders.values()].filter((o) => o.externalRefID === externalRefID);
   }
