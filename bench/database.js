@@ -11,8 +11,12 @@ async function connect() {
   return client;
 }
 
-/** Samples pg_stat_activity of the bench database: what the backends wait on. */
-function waitSampler() {
+/**
+ * Counts, every 100 ms until stop(), the rows `sql` gives (`{key, n}`, grouped) from the bench
+ * database's pg_stat_activity; stop() answers the `limit` keys seen most, each with its average
+ * number of backends.
+ */
+function activitySampler(sql, params, limit) {
   const client = new Client({ connectionString: DATABASE_URL, application_name: APPLICATION_NAME });
   const counts = new Map();
   let samples = 0;
@@ -20,16 +24,9 @@ function waitSampler() {
   const loop = (async () => {
     await client.connect();
     while (running) {
-      const { rows } = await client.query(
-        `SELECT CASE WHEN state = 'idle in transaction' THEN 'idle in transaction (waiting on the app)'
-                     WHEN wait_event IS NOT NULL THEN wait_event_type || ':' || wait_event ELSE 'CPU (active)' END AS w,
-                count(*)::int AS n
-           FROM pg_stat_activity
-          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state <> 'idle'
-          GROUP BY 1`,
-      );
+      const { rows } = await client.query(sql, params);
       samples++;
-      for (const r of rows) counts.set(r.w, (counts.get(r.w) || 0) + r.n);
+      for (const r of rows) counts.set(r.key, (counts.get(r.key) || 0) + r.n);
       await sleep(100);
     }
     await client.end();
@@ -39,11 +36,26 @@ function waitSampler() {
       running = false;
       await loop;
       return [...counts.entries()]
-        .map(([wait, n]) => ({ wait, avgBackends: round(n / (samples || 1), 2) }))
-        .sort((a, b) => b.avgBackends - a.avgBackends)
-        .slice(0, 8);
+        .map(([key, n]) => ({ key, avg: round(n / (samples || 1), 2) }))
+        .sort((a, b) => b.avg - a.avg)
+        .slice(0, limit);
     },
   };
+}
+
+/** Samples pg_stat_activity of the bench database: what the backends wait on. */
+function waitSampler() {
+  const sampler = activitySampler(
+        `SELECT CASE WHEN state = 'idle in transaction' THEN 'idle in transaction (waiting on the app)'
+                     WHEN wait_event IS NOT NULL THEN wait_event_type || ':' || wait_event ELSE 'CPU (active)' END AS key,
+                count(*)::int AS n
+           FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state <> 'idle'
+          GROUP BY 1`,
+    [],
+    8,
+  );
+  return { stop: async () => (await sampler.stop()).map(({ key, avg }) => ({ wait: key, avgBackends: avg })) };
 }
 
 async function backlog(db) {
@@ -94,39 +106,18 @@ async function invariants(db, label, accountIds) {
  * samples a statement is seen active in says where the database time goes.
  */
 function statementSampler() {
-  const client = new Client({ connectionString: DATABASE_URL, application_name: APPLICATION_NAME });
-  const counts = new Map();
-  let samples = 0;
-  let running = true;
-  const loop = (async () => {
-    await client.connect();
-    while (running) {
-      const { rows } = await client.query(
+  const sampler = activitySampler(
         // A session idle inside a transaction is waiting on the service: named by the last statement it ran.
         `SELECT CASE WHEN state = 'active' THEN '' ELSE '(idle in transaction after) ' END
-                || regexp_replace(left(query, 160), '\\s+', ' ', 'g') AS q, count(*)::int AS n
+                || regexp_replace(left(query, 160), '\\s+', ' ', 'g') AS key, count(*)::int AS n
            FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
             AND application_name <> $1 AND state IN ('active', 'idle in transaction')
           GROUP BY 1`,
-        [APPLICATION_NAME],
-      );
-      samples++;
-      for (const r of rows) counts.set(r.q, (counts.get(r.q) || 0) + r.n);
-      await sleep(100);
-    }
-    await client.end();
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return [...counts.entries()]
-        .map(([statement, n]) => ({ statement, avgActiveBackends: round(n / (samples || 1), 2) }))
-        .sort((a, b) => b.avgActiveBackends - a.avgActiveBackends)
-        .slice(0, 6);
-    },
-  };
+    [APPLICATION_NAME],
+    6,
+  );
+  return { stop: async () => (await sampler.stop()).map(({ key, avg }) => ({ statement: key, avgActiveBackends: avg })) };
 }
 
 module.exports = { connect, waitSampler, statementSampler, backlog, drain, rewardCount, invariants };
