@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { SessionStore } from '@app/auth';
+import { CredentialResolverRegistry, SessionStore } from '@app/auth';
 import { DashboardClient } from '../support/dashboard-client';
 import { addMember, signedIn } from '../support/dashboard';
 import { connect, registerApp } from '../support/oauth';
@@ -185,9 +185,18 @@ describe('Dashboard: sessions as a credential', () => {
   });
 
   describe('expiry', () => {
+    /**
+     * These tests move the clock in the database. The process caches a credential for up to 30 s, never
+     * past the expiry it read, so with a real clock the cache ends in time; a clock moved behind its back
+     * is not seen until then, as a revocation would not be without its announcement. Drop the cache as a
+     * revocation does, and the next request reads the session again.
+     */
+    const forgetCachedCredentials = () => t.app.get(CredentialResolverRegistry).revoked();
+
     it('a session unused for 2 hours has ended', async () => {
       const client = await signedIn(t, merchant);
       await db.query(`UPDATE sessions SET last_seen_at = now() - interval '2 hours 1 minute' WHERE csrf_token = $1`, [client.csrfToken]);
+      forgetCachedCredentials();
       expect((await client.get('/v1/account')).status).toBe(401);
       expect((await client.get('/dashboard/api/session')).status).toBe(401);
     });
@@ -200,6 +209,7 @@ describe('Dashboard: sessions as a credential', () => {
         `UPDATE sessions SET created_at = now() - interval '12 hours', expires_at = now() - interval '1 second' WHERE csrf_token = $1`,
         [client.csrfToken],
       );
+      forgetCachedCredentials();
       expect((await client.get('/v1/account')).status).toBe(401);
     });
 
