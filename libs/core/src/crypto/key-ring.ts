@@ -118,8 +118,16 @@ export class KeyRing {
    * under every key so values hashed before a rotation are still found.
    */
   derivedSecrets(purpose: string): Buffer[] {
-    return this.keys.map(({ key }) => createHmac('sha256', key).update(`derive:${purpose}`, 'utf8').digest());
+    // The ring never changes in a process: derived once per purpose, not on every request that hashes a key.
+    let secrets = this.derived.get(purpose);
+    if (!secrets) {
+      secrets = this.keys.map(({ key }) => createHmac('sha256', key).update(`derive:${purpose}`, 'utf8').digest());
+      this.derived.set(purpose, secrets);
+    }
+    return secrets;
   }
+
+  private readonly derived = new Map<string, Buffer[]>();
 }
 
 /** Associated data for a sealed value: its purpose and the ids that own it, unambiguously joined. */
