@@ -6,6 +6,11 @@ import { RewardEntity, RewardSource } from './entities/reward.entity';
 import type { RewardView } from './dto/reward.dto';
 import type { CheckedReward } from './reward-catalog';
 
+/** A reward's one redemption link (docs/redemption.md): the create response, every e-mail and the detail read build it here. */
+export function redemptionUrl(publicBaseUrl: string, token: string): string {
+  return `${publicBaseUrl}/r/${token}`;
+}
+
 export interface WrittenReward {
   view: RewardView;
   redemptionUrl: string;
@@ -79,7 +84,7 @@ export class RewardDrafts {
       return {
         view: { reward, cards, events },
         token,
-        redemptionUrl: `${this.config.publicBaseUrl}/r/${token}`,
+        redemptionUrl: redemptionUrl(this.config.publicBaseUrl, token),
         cardIds: cards.map((card) => card.id),
         mailJobId: newId('mail'),
       };

@@ -6,6 +6,7 @@ import { Mailer, renderRewardEmail } from '@app/mail';
 import { MailJobEntity } from './entities/mail-job.entity';
 import { RewardEntity } from './entities/reward.entity';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
+import { redemptionUrl } from './reward-drafts';
 
 /**
  * Sends a reward e-mail. Every e-mail of a reward (the first and each resend) carries the reward's
@@ -82,7 +83,7 @@ export class RewardMailService {
         currency: reward.currency,
         type: reward.type,
         brandName: reward.brandName,
-        link: `${this.config.publicBaseUrl}/r/${token}`,
+        link: redemptionUrl(this.config.publicBaseUrl, token),
         expiresAt: reward.expiresAt,
       });
       await this.mailer.send({ fromName: senderName, to: reward.recipientEmail, reference: `${reward.id}-${mailJobId}`, ...email });

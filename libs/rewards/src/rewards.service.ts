@@ -6,6 +6,7 @@ import type { RewardView } from './dto/reward.dto';
 import { OPEN_REWARD_STATUSES, RewardEntity } from './entities/reward.entity';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { RewardRepository } from './lifecycle/reward.repository';
+import { redemptionUrl } from './reward-drafts';
 
 export interface RewardStats {
   totalRewards: number;
@@ -26,7 +27,7 @@ export class RewardsService {
 
   /** The reward's one redemption link, as the create response gave it (docs/redemption.md, One link). */
   async redemptionUrl(reward: Pick<RewardEntity, 'id' | 'accountId'>): Promise<string> {
-    return `${this.config.publicBaseUrl}/r/${await this.lifecycle.redemptionToken(reward)}`;
+    return redemptionUrl(this.config.publicBaseUrl, await this.lifecycle.redemptionToken(reward));
   }
 
   /**
