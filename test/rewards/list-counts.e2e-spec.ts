@@ -66,12 +66,14 @@ describe('kept list counts under concurrent randomized workloads', () => {
     return Object.fromEntries(rows.filter((r) => Number(r.n) !== 0).map((r) => [`${r.list}@${r.level}:${r.block}`, Number(r.n)]));
   }
 
-  /** The kept counts as the service reads them: folded rows plus pending changes. */
+  /** The kept counts as the service reads them: folded rows plus pending changes (each at its fine block; total and coarse block derived). */
   async function keptCounts(accountId: string): Promise<Record<string, number>> {
     const rows: { list: string; level: number; block: string; n: string }[] = await dataSource.query(
       `SELECT list, level, block, sum(n) AS n FROM (
          SELECT list, level, block, n FROM list_counts WHERE account_id = $1
-         UNION ALL SELECT list, level, block, n FROM list_count_changes WHERE account_id = $1
+         UNION ALL SELECT list, 0, 0, n FROM list_count_changes WHERE account_id = $1
+         UNION ALL SELECT list, 1, block >> 8, n FROM list_count_changes WHERE account_id = $1 AND block IS NOT NULL
+         UNION ALL SELECT list, 2, block, n FROM list_count_changes WHERE account_id = $1 AND block IS NOT NULL
        ) AS kept GROUP BY 1, 2, 3 HAVING sum(n) <> 0`,
       [accountId],
     );

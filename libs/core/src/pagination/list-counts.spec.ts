@@ -10,8 +10,9 @@ function countsOf(coarse: [number, number][], fine: [number, number][]): EntityM
     [...blocks].sort((a, b) => b[0] - a[0]).map(([block, n]) => ({ block: String(block), n: String(n) }));
   return {
     query: async (_sql: string, params: unknown[]) => {
-      if (params[2] === 1) return rows(coarse);
-      const [first, last] = [Number(params[3]), Number(params[4])];
+      // The coarse read has (account, list); the fine read adds the range of fine blocks.
+      if (params.length === 2) return rows(coarse);
+      const [first, last] = [Number(params[2]), Number(params[3])];
       return rows(fine.filter(([block]) => block >= first && block <= last));
     },
   } as unknown as EntityManager;

@@ -6,12 +6,17 @@ const FINE_BITS = 12n;
 /** An offset up to this is skipped from the top of the list; beyond it, the counts place the page first. */
 export const DIRECT_SKIP_LIMIT = 4_096;
 
-/** The sum of a kept count's rows and its not yet folded changes, at one level, per block, newest block first. */
-function levelSql(blockRange: string): string {
+/**
+ * The sum of a kept count's rows and its not yet folded changes, at level 1 (coarse) or 2 (fine),
+ * per block, newest block first. A change row names its fine block only; its coarse block is
+ * derived here as the fold derives it (the list_count_changes migration).
+ */
+function levelSql(level: 1 | 2, blockRange: string): string {
+  const changeBlock = level === 1 ? `block >> ${COARSE_BITS - FINE_BITS}` : 'block';
   return `SELECT block, sum(n) AS n FROM (
-       SELECT block, n FROM list_counts WHERE account_id = $1 AND list = $2 AND level = $3 ${blockRange}
+       SELECT block, n FROM list_counts WHERE account_id = $1 AND list = $2 AND level = ${level} ${blockRange}
        UNION ALL
-       SELECT block, n FROM list_count_changes WHERE account_id = $1 AND list = $2 AND level = $3 ${blockRange}
+       SELECT ${changeBlock} AS block, n FROM list_count_changes WHERE account_id = $1 AND list = $2 ${blockRange}
      ) AS counted GROUP BY block HAVING sum(n) <> 0 ORDER BY block DESC`;
 }
 
@@ -25,7 +30,7 @@ export async function readListTotals(manager: EntityManager, accountId: string, 
     `SELECT list, sum(n) AS n FROM (
        SELECT list, n FROM list_counts WHERE account_id = $1 AND list = ANY($2) AND level = 0
        UNION ALL
-       SELECT list, n FROM list_count_changes WHERE account_id = $1 AND list = ANY($2) AND level = 0
+       SELECT list, n FROM list_count_changes WHERE account_id = $1 AND list = ANY($2)
      ) AS counted GROUP BY list`,
     [accountId, lists],
   );
@@ -60,12 +65,12 @@ export async function locateOffset(
 ): Promise<{ from: string | null; before: string | null; skip: number } | null> {
   if (offset >= total) return null;
   if (offset <= DIRECT_SKIP_LIMIT) return { from: null, before: null, skip: offset };
-  const coarse = within(await manager.query(levelSql(''), [accountId, list, 1]), offset);
+  const coarse = within(await manager.query(levelSql(1, ''), [accountId, list]), offset);
   if (!coarse) return null;
   const first = coarse.block << (COARSE_BITS - FINE_BITS);
   const last = ((coarse.block + 1n) << (COARSE_BITS - FINE_BITS)) - 1n;
   const fine = within(
-    await manager.query(levelSql('AND block BETWEEN $4 AND $5'), [accountId, list, 2, first.toString(), last.toString()]),
+    await manager.query(levelSql(2, 'AND block BETWEEN $3 AND $4'), [accountId, list, first.toString(), last.toString()]),
     offset - coarse.passed,
   );
   if (!fine) return null;

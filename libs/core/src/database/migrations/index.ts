@@ -12,6 +12,7 @@ import { CardIssuanceLease1763940000000 } from './1763940000000-card-issuance-le
 import { ListCounts1763950000000 } from './1763950000000-list-counts';
 import { WalletLedgerPerStatement1763960000000 } from './1763960000000-wallet-ledger-per-statement';
 import { DeliveryLeases1763970000000 } from './1763970000000-delivery-leases';
+import { ListCountChangesFine1763975000000 } from './1763975000000-list-count-changes-fine';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   ListCounts1763950000000,
   WalletLedgerPerStatement1763960000000,
   DeliveryLeases1763970000000,
+  ListCountChangesFine1763975000000,
 ];
