@@ -106,17 +106,25 @@ describe('Tango supplier adapter', () => {
     expect(double.orders.size).toBe(1);
   });
 
-  it("Tango's 4xx refusals are permanent and carry Tango's reason", async () => {
+  it("Tango's 4xx refusals of the order are permanent and carry Tango's reason", async () => {
     const fixed = await rejection(supplier().issueCard({ utid: 'U100025', amountCents: 2400, currency: 'USD', reference: reference() }));
     expect(fixed.permanent).toBe(true);
     expect(fixed.message).toMatch(/^Tango refused the order: 400 Bad Request; amount: must be 25 for this item/);
     const inactive = await rejection(supplier().issueCard({ utid: 'U100099', amountCents: 9900, currency: 'USD', reference: reference() }));
     expect([inactive.permanent, inactive.message]).toEqual([true, expect.stringContaining('utid: item not found or not available')]);
+    expect(double.orders.size).toBe(0);
+  });
+
+  it('401, 402 and 403 refuse our account, not the card: transient, so the card waits instead of failing and refunding', async () => {
     double.failNext(1, { kind: 'status', status: 402, message: 'Insufficient funds' });
     const broke = await rejection(supplier().issueCard({ utid: 'U100025', amountCents: 2500, currency: 'USD', reference: reference() }));
-    expect([broke.permanent, broke.message]).toEqual([true, expect.stringContaining('402 Payment Required; Insufficient funds')]);
+    expect([broke.permanent, broke.message]).toEqual([false, expect.stringContaining('402 Payment Required; Insufficient funds')]);
+    double.failNext(1, { kind: 'status', status: 403, message: 'Forbidden' });
+    const forbidden = await rejection(supplier().issueCard({ utid: 'U100025', amountCents: 2500, currency: 'USD', reference: reference() }));
+    expect([forbidden.permanent, forbidden.message]).toEqual([false, expect.stringContaining('403')]);
     const unauthorized = await rejection(supplier({ platformKey: 'wrong' }).issueCard({ utid: 'U100025', amountCents: 2500, currency: 'USD', reference: reference() }));
-    expect([unauthorized.permanent, unauthorized.message]).toEqual([true, expect.stringContaining('401 Unauthorized')]);
+    expect([unauthorized.permanent, unauthorized.message]).toEqual([false, expect.stringContaining('401 Unauthorized')]);
+    expect(unauthorized.message).toContain('TANGO_PLATFORM_KEY');
     expect(double.orders.size).toBe(0);
   });
 

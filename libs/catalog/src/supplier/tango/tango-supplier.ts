@@ -26,8 +26,9 @@ const IMAGE_SIZES = ['300w-326ppi', '278w-326ppi', '200w-326ppi', '1200w-326ppi'
  *
  * Our card id is sent as `externalRefID`, which Tango keeps unique per account: asking again with
  * the same id (after a timeout, a 5xx, a crash) returns the original order, never a second one.
- * Every failure is a SupplierError: permanent for a 4xx refusal (other than 408 and 429), transient
- * for timeouts, network errors, 408, 429 (with the Retry-After it gave) and 5xx.
+ * Every failure is a SupplierError: permanent for a 4xx refusal of the order itself, transient for
+ * timeouts, network errors, 408, 429 (with the Retry-After it gave), 5xx, and for 401, 402 and 403,
+ * which refuse our account rather than the card.
  */
 export class TangoSupplier implements GiftCardSupplier {
   private readonly logger = new Logger(TangoSupplier.name);
@@ -143,10 +144,19 @@ export class TangoSupplier implements GiftCardSupplier {
     if (response.status === 429 || response.status === 408 || response.status >= 500) {
       throw new SupplierError(message, false, retryAfterMs(response.headers.get('retry-after')));
     }
+    if (OUR_ACCOUNT_REFUSED.includes(response.status)) {
+      // Our credentials, permissions or funds at Tango, not the card: failing it would refund a
+      // merchant's reward for our own lapse. The card waits (the circuit opens after a few of these)
+      // until the account is mended (docs/suppliers.md, Errors).
+      throw new SupplierError(`${message} (our Tango account: check TANGO_PLATFORM_NAME, TANGO_PLATFORM_KEY and its funds)`, false);
+    }
     // Any other answer (a 4xx, or a 1xx/3xx Tango says it never sends) will not change on retry.
     throw new SupplierError(message, true);
   }
 }
+
+/** 401 (credentials), 402 (the platform's funds), 403 (permissions): about our account at Tango, not the order. */
+const OUR_ACCOUNT_REFUSED = [401, 402, 403];
 
 function networkError(error: unknown, what: string, timeoutMs: number): SupplierError {
   const name = (error as { name?: string } | null)?.name;
