@@ -1,4 +1,4 @@
-import { SupplierError, TangoSupplier } from '@app/catalog';
+import { externalRefIdOf, SupplierError, TangoSupplier } from '@app/catalog';
 import { TANGO_DOUBLE_CREDENTIALS, TangoDouble } from '../support/tango-double';
 
 /** The Tango adapter over real HTTP against the local double of Tango's wire format (docs/suppliers.md). */
@@ -72,9 +72,10 @@ describe('Tango supplier adapter', () => {
         amount: 12.34,
         utid: 'U666425',
         sendEmail: false,
-        externalRefID: ref,
+        externalRefID: externalRefIdOf(ref),
       },
     ]);
+    expect(externalRefIdOf(ref)).toMatch(/^card[A-Za-z0-9]+$/);
     expect(card).toMatchObject({ reference: ref, utid: 'U666425', amountCents: 1234, currency: 'USD' });
     expect(card.credentials.map((c) => [c.label, c.type])).toEqual([
       ['Card Number', 'text'],
@@ -96,6 +97,16 @@ describe('Tango supplier adapter', () => {
     expect(double.orders.size).toBe(1);
     expect(await supplier().getCard(ref)).toEqual(first);
     expect(await supplier().getCard('card_never')).toBeNull();
+  });
+
+  it('getCard also finds an order placed under the reference as it was sent before it was made alphanumeric', async () => {
+    const ref = reference();
+    const first = await supplier().issueCard({ utid: 'U100025', amountCents: 2500, currency: 'USD', reference: ref });
+    // As if Tango had taken the order with the `_` of our card id.
+    double.ordersFor(externalRefIdOf(ref))[0].externalRefID = ref;
+    expect(await supplier().getCard(ref)).toEqual(first);
+    expect(double.lookupsOf(externalRefIdOf(ref))).toHaveLength(1);
+    expect(double.lookupsOf(ref)).toHaveLength(1);
   });
 
   it('a reference already used for another item is a permanent error, and no second order', async () => {
@@ -134,11 +145,11 @@ describe('Tango supplier adapter', () => {
     double.failNext(1, { kind: 'hang', afterOrder: true });
     const timeout = await rejection(supplier().issueCard(request));
     expect([timeout.permanent, timeout.message]).toEqual([false, 'Tango did not answer the order within 400 ms.']);
-    expect(double.ordersFor(ref)).toHaveLength(1);
+    expect(double.ordersFor(externalRefIdOf(ref))).toHaveLength(1);
     const card = await supplier().issueCard(request);
-    expect(card.credentials[0].value).toBe(double.ordersFor(ref)[0].reward!.credentialList![0].value);
-    expect(double.ordersFor(ref)).toHaveLength(1);
-    expect(double.orderRequests().map((r) => (r.body as { externalRefID: string }).externalRefID)).toEqual([ref, ref]);
+    expect(card.credentials[0].value).toBe(double.ordersFor(externalRefIdOf(ref))[0].reward!.credentialList![0].value);
+    expect(double.ordersFor(externalRefIdOf(ref))).toHaveLength(1);
+    expect(double.orderRequests().map((r) => (r.body as { externalRefID: string }).externalRefID)).toEqual([externalRefIdOf(ref), externalRefIdOf(ref)]);
   });
 
   it('5xx, 408 and 429 are transient; Retry-After in seconds or as a date becomes retryAfterMs', async () => {

@@ -256,6 +256,10 @@ export class TangoDouble {
       else if (value !== null && (typeof value !== type || (type === 'object' && Array.isArray(value)))) error(field, `must be a ${type}`, 'Type', value);
     }
     for (const field of REQUIRED_ORDER_FIELDS) if (body[field] === undefined || body[field] === null) error(field, 'may not be null', 'NotNull');
+    // Tango describes its ids as up to 100 alphanumeric characters; the double holds us to that.
+    if (typeof body.externalRefID === 'string' && !/^[A-Za-z0-9]{1,100}$/.test(body.externalRefID)) {
+      error('externalRefID', 'must be up to 100 alphanumeric characters', 'Pattern', body.externalRefID);
+    }
     for (const person of ['recipient', 'sender']) {
       const value = body[person];
       if (value && typeof value === 'object') {

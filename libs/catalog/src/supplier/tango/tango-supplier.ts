@@ -24,7 +24,7 @@ const IMAGE_SIZES = ['300w-326ppi', '278w-326ppi', '200w-326ppi', '1200w-326ppi'
 /**
  * `SUPPLIER=tango`: Tango Card's RaaS API v2 (docs/suppliers.md).
  *
- * Our card id is sent as `externalRefID`, which Tango keeps unique per account: asking again with
+ * Our card id (letters and digits only) is sent as `externalRefID`, which Tango keeps unique per account: asking again with
  * the same id (after a timeout, a 5xx, a crash) returns the original order, never a second one.
  * Every failure is a SupplierError: permanent for a 4xx refusal of the order itself, transient for
  * timeouts, network errors, 408, 429 (with the Retry-After it gave), 5xx, and for 401, 402 and 403,
@@ -57,33 +57,38 @@ export class TangoSupplier implements GiftCardSupplier {
       amount: cents / 100,
       utid: request.utid,
       sendEmail: false,
-      externalRefID: request.reference,
+      externalRefID: externalRefIdOf(request.reference),
     };
     const order = await this.call<TangoOrder>('POST', '/orders', 'order', body);
     return this.cardOf(order, request);
   }
 
   async getCard(reference: string): Promise<SupplierCard | null> {
-    const query = new URLSearchParams({
-      accountIdentifier: this.options.accountIdentifier,
-      customerIdentifier: this.options.customerIdentifier,
-      externalRefID: reference,
-    });
-    const list = await this.call<TangoOrderList>('GET', `/orders?${query}`, 'order lookup');
-    // Only an order that names this reference counts: a list that ignored the filter must not hand
-    // us another card's order (a miss is safe: issuing again with the reference returns the order).
-    const found = (list?.orders ?? []).find((order) => order.externalRefID === reference);
-    if (!found) return null;
-    // List entries carry no reward; the order itself does.
-    const order = await this.call<TangoOrder>('GET', `/orders/${encodeURIComponent(found.referenceOrderID)}`, 'order lookup');
-    return this.cardOf(order, { reference });
+    // The reference as we send it now, then as it was sent before ids were made alphanumeric, so a
+    // card ordered before that change is found rather than ordered again.
+    for (const externalRefID of new Set([externalRefIdOf(reference), reference])) {
+      const query = new URLSearchParams({
+        accountIdentifier: this.options.accountIdentifier,
+        customerIdentifier: this.options.customerIdentifier,
+        externalRefID,
+      });
+      const list = await this.call<TangoOrderList>('GET', `/orders?${query}`, 'order lookup');
+      // Only an order that names this reference counts: a list that ignored the filter must not hand
+      // us another card's order (a miss is safe: issuing again with the reference returns the order).
+      const found = (list?.orders ?? []).find((order) => order.externalRefID === externalRefID);
+      if (!found) continue;
+      // List entries carry no reward; the order itself does.
+      const order = await this.call<TangoOrder>('GET', `/orders/${encodeURIComponent(found.referenceOrderID)}`, 'order lookup');
+      return this.cardOf(order, { reference });
+    }
+    return null;
   }
 
   private cardOf(order: TangoOrder, request: Partial<IssueCardRequest> & { reference: string }): SupplierCard {
     if (!order || typeof order.referenceOrderID !== 'string') {
       throw new SupplierError('Tango answered the order without a referenceOrderID.', false);
     }
-    if (order.externalRefID !== undefined && order.externalRefID !== request.reference) {
+    if (order.externalRefID !== undefined && order.externalRefID !== externalRefIdOf(request.reference) && order.externalRefID !== request.reference) {
       throw new SupplierError(`Tango answered order ${order.referenceOrderID} for ${order.externalRefID}, not ${request.reference}.`, false);
     }
     const denomination = order.denomination ?? order.amountCharged;
@@ -153,6 +158,14 @@ export class TangoSupplier implements GiftCardSupplier {
     // Any other answer (a 4xx, or a 1xx/3xx Tango says it never sends) will not change on retry.
     throw new SupplierError(message, true);
   }
+}
+
+/**
+ * Our reference (a card id, `card_` and random letters and digits) as Tango's `externalRefID`: its
+ * letters and digits only, as Tango describes its ids. Dropping the fixed `_` keeps ids distinct.
+ */
+export function externalRefIdOf(reference: string): string {
+  return reference.replace(/[^A-Za-z0-9]/g, '');
 }
 
 /** 401 (credentials), 402 (the platform's funds), 403 (permissions): about our account at Tango, not the order. */
