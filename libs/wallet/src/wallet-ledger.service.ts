@@ -87,7 +87,16 @@ export class WalletLedger {
     return wallet;
   }
 
-  /** Spends reserved funds on an issued card. Returns false when this card was already captured. */
+  /**
+   * Spends reserved funds on an issued card, as a part of the statement that settles it
+   * (docs/rewards.md, Issuance). The returned CTE holds the row written: none when this card was
+   * already captured.
+   */
+  captureIn(statement: Statement, entry: LedgerEntry): Cte {
+    return this.insertIn(statement, 'CAPTURE', entry.accountId, [entry], { once: 'skip' });
+  }
+
+  /** The same on its own. False when this card was already captured. */
   capture(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
     return this.write(manager, 'CAPTURE', entry);
   }

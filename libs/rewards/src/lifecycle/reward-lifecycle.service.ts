@@ -240,11 +240,10 @@ export class RewardLifecycle {
 
   /** Locks the card's reward, then the card (the order cancel uses too); null unless the card is PENDING. */
   async lockPendingCard(manager: EntityManager, cardId: string): Promise<LockedCard | null> {
-    const rewardId = await this.rewards.rewardIdOfCard(manager, cardId);
-    if (!rewardId) return null;
-    const reward = await this.rewards.lock(manager, rewardId);
+    const reward = await this.rewards.lockOfCard(manager, cardId);
+    if (!reward) return null;
     const card = await this.rewards.lockCard(manager, { id: cardId });
-    if (!reward || !card) throw new Error(`card ${cardId} or its reward vanished while locked`);
+    if (!card) throw new Error(`card ${cardId} vanished while its reward was locked`);
     return card.status === 'PENDING' ? { reward, card } : null;
   }
 
@@ -279,37 +278,35 @@ export class RewardLifecycle {
     issued: { credentials: StoredCredential[]; redemptionInstructions: string },
   ): Promise<void> {
     const now = new Date();
-    await this.rewards.updateCard(manager, card.id, {
-      status: 'ISSUED',
-      issuingSince: null,
-      sealedCredentials: this.rewards.sealCredentials(card, issued.credentials),
-      redemptionInstructions: issued.redemptionInstructions,
-      issuedAt: now,
-    });
+    // One statement for every write, so the settle's transaction waits on the application for no
+    // round trip while it holds the reward, the card and (from the capture on) the wallet row.
+    const statement = new Statement();
+    const issuedCard = this.rewards.issueCardIn(statement, card, issued, now);
     const timeline: TimelineEntry[] = [this.cardEntry(reward, card, 'card.issued', 'ISSUED')];
     const next = await this.statusAfterCard(manager, reward, card.id);
     if (next && next !== reward.status) {
-      const changes: Partial<RewardEntity> = { status: next };
-      if (next === 'REDEEMED') changes.redeemedAt = now;
-      await this.rewards.update(manager, reward.id, changes);
-      Object.assign(reward, changes);
+      Object.assign(reward, next === 'REDEEMED' ? { status: next, redeemedAt: now } : { status: next });
+      this.rewards.updateStatusIn(statement, reward);
       const type = next === 'REDEEMED' ? 'reward.redeemed' : 'reward.partially_redeemed';
       timeline.push({
         event: timelineEvent(reward.id, type),
         webhook: { accountId: reward.accountId, type, data: rewardEventData(reward) },
       });
     }
-    await this.timeline.record(manager, timeline);
-    // Last: the capture locks the merchant's wallet row until commit, and every card of that
-    // merchant settles through it, so it is held for as short a time as possible.
-    const captured = await this.ledger.capture(manager, {
+    this.timeline.recordIn(statement, timeline);
+    const captured = this.ledger.captureIn(statement, {
       accountId: reward.accountId,
       amountCents: card.amountCents,
       relatedType: 'card',
       relatedId: card.id,
       description: `${card.brandName} card for reward ${reward.id}`,
     });
-    if (!captured) throw new Error(`card ${card.id} was already captured while PENDING`);
+    const [written]: { cards: number; captures: number }[] = await manager.query(
+      statement.text(`SELECT (SELECT count(*) FROM ${issuedCard})::int AS cards, (SELECT count(*) FROM ${captured})::int AS captures`),
+      statement.params,
+    );
+    if (written.cards !== 1) throw new Error(`card ${card.id} was not PENDING when its settle wrote it`);
+    if (written.captures !== 1) throw new Error(`card ${card.id} was already captured while PENDING`);
   }
 
   /**

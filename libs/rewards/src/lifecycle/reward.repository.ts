@@ -148,10 +148,9 @@ export class RewardRepository {
     return manager.findOneBy(RewardEntity, accountId === undefined ? { id } : { id, accountId });
   }
 
-  /** The reward of a card, without locking anything. */
-  async rewardIdOfCard(manager: EntityManager, cardId: string): Promise<string | null> {
-    const card = await manager.findOne(RewardCardEntity, { where: { id: cardId }, select: { id: true, rewardId: true } });
-    return card?.rewardId ?? null;
+  /** Locks the reward of a card (the reward first, see `lock`), found by the card's id in the same statement. */
+  lockOfCard(manager: EntityManager, cardId: string): Promise<RewardEntity | null> {
+    return this.locking(manager).where('r.id = (SELECT c.reward_id FROM reward_cards c WHERE c.id = :cardId)', { cardId }).getOne();
   }
 
   /** The reward a link token opens. Looked up by the token's hash (a unique index). */
@@ -296,6 +295,37 @@ export class RewardRepository {
       `UPDATE rewards SET status = 'EXPIRED', remaining_value_cents = 0
         WHERE id = ANY(${statement.param(ids)}::text[])
         RETURNING id`,
+    );
+  }
+
+  /**
+   * Adds the card's move to ISSUED, with its sealed credentials, to `statement` (a settle: the card
+   * is locked and PENDING). The returned CTE holds the card's id.
+   */
+  issueCardIn(
+    statement: Statement,
+    card: Pick<RewardCardEntity, 'id' | 'accountId'>,
+    issued: { credentials: StoredCredential[]; redemptionInstructions: string },
+    issuedAt: Date,
+  ): Cte {
+    return statement.with(
+      'issued_card',
+      `UPDATE reward_cards SET status = 'ISSUED', issuing_since = NULL,
+              credentials = ${statement.param(this.sealCredentials(card, issued.credentials))},
+              redemption_instructions = ${statement.param(issued.redemptionInstructions)},
+              issued_at = ${statement.param(issuedAt.toISOString())}::timestamptz
+        WHERE id = ${statement.param(card.id)} AND status = 'PENDING'
+        RETURNING id`,
+    );
+  }
+
+  /** Adds a reward's new status (and when it was redeemed, if it now is) to `statement`. */
+  updateStatusIn(statement: Statement, reward: Pick<RewardEntity, 'id' | 'status' | 'redeemedAt'>): void {
+    statement.with(
+      'reward_status',
+      `UPDATE rewards SET status = ${statement.param(reward.status)},
+              redeemed_at = ${statement.param(reward.redeemedAt ? reward.redeemedAt.toISOString() : null)}::timestamptz
+        WHERE id = ${statement.param(reward.id)}`,
     );
   }
 
