@@ -38,6 +38,8 @@ const config = {
   BULK_COUNT: Number(env.BENCH_BULK_COUNT || 5),
   // 16 endpoints: with 4, deliveries/s is bounded by how fast the creates produce events, not by the fan-out.
   WEBHOOK_ENDPOINTS: Number(env.BENCH_WEBHOOK_ENDPOINTS || 16),
+  // Creates/s of the webhook phase's paced run; unset: half of the measured peak.
+  WEBHOOK_RATE: Number(env.BENCH_WEBHOOK_RATE || 0),
   CHOICE_CENTS: 5000,
   ONLY,
   // The name the bench's own database sessions carry, so they can be told apart from the service's.

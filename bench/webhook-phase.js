@@ -5,8 +5,9 @@
 // must stay low and flat (first third of the run against the last third), and at full rate (closed
 // loop), which shows how many deliveries/s the service sustains and what saturates: CPU per thread of
 // the service, and the statements its database sessions spend their time in.
+const fs = require('node:fs');
 const http = require('node:http');
-const { DURATION, WEBHOOK_ENDPOINTS, log, sleep } = require('./config');
+const { DURATION, WEBHOOK_ENDPOINTS, WEBHOOK_RATE, log, sleep } = require('./config');
 const { cannon, paced, summarise, choiceBody, createRequests } = require('./load');
 const { measured } = require('./measure');
 const { round, stats } = require('./numbers');
@@ -58,6 +59,47 @@ function lagFigures(receipts, from, to) {
   };
 }
 
+/**
+ * CPU time of the service's webhook bookkeeping sessions (application_name rewards-webhooks: relay,
+ * claims, records, lease renewals), from /proc: `sample()` notes each session's jiffies (sessions
+ * come and go with the pool), `ms()` the total since the first sample. A cost per delivery that the
+ * load of the rest of the machine hardly moves, unlike rates and lags.
+ */
+function webhookSessionsCpu(db) {
+  const first = new Map();
+  const last = new Map();
+  const jiffies = (pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return null;
+    }
+  };
+  let started = false;
+  return {
+    async sample() {
+      const { rows } = await db.query(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rewards-webhooks'`,
+      );
+      for (const { pid } of rows) {
+        const j = jiffies(pid);
+        if (j === null) continue;
+        // A session that appears after the first sample started within the run: all its time counts.
+        if (!first.has(pid)) first.set(pid, started ? 0 : j);
+        last.set(pid, j);
+      }
+      started = true;
+    },
+    ms() {
+      let total = 0;
+      for (const [pid, j] of last) total += j - first.get(pid);
+      return total * 10; // 100 jiffies per second
+    },
+  };
+}
+
 /** One measured run: `load()` creates rewards; then waits for every delivery and reports. */
 async function fanoutRun(ctx, name, merchant, rx, load) {
   const { db } = ctx;
@@ -65,6 +107,8 @@ async function fanoutRun(ctx, name, merchant, rx, load) {
     rx.take();
     const statements = statementSampler();
     const threads0 = threadSnapshot(ctx.service.pid);
+    const sessions = webhookSessionsCpu(db);
+    await sessions.sample();
     const since = new Date();
     const from = Date.now();
     const creates = await load();
@@ -81,9 +125,14 @@ async function fanoutRun(ctx, name, merchant, rx, load) {
         [merchant.accountId, since],
       );
       expected = rows[0].events * WEBHOOK_ENDPOINTS;
+      await sessions.sample();
       if (rows[0].undispatched === 0 && rx.count >= expected) break;
       await sleep(250);
     }
+    await sessions.sample();
+    // Load and drain together: every delivery of the run is paid for in this window.
+    const wholeRun = threadDiff(threads0, threadSnapshot(ctx.service.pid), ctx.service.pid);
+    const wholeRunS = (Date.now() - from) / 1000;
     const receipts = rx.take();
     const first = Math.min(...receipts.map((r) => r.at));
     const last = Math.max(...receipts.map((r) => r.at));
@@ -101,6 +150,13 @@ async function fanoutRun(ctx, name, merchant, rx, load) {
       ...lagFigures(receipts, from, to),
       drainAfterLoadS: round((last - to) / 1000, 2),
       serviceThreads: threads,
+      // Costs per delivery over the whole run (load and drain). The worker thread also carries the creates' own
+      // background work (mail), the same in an A/B at one create rate. (Not WAL bytes: the cluster's WAL position
+      // moves with every other database on the server.)
+      costPerDelivery: {
+        workerThreadCpuMs: round((wholeRun.busiestOtherThreadPctOfCore * 10 * wholeRunS) / Math.max(1, receipts.length), 3),
+        webhookSessionsCpuMs: round(sessions.ms() / Math.max(1, receipts.length), 3),
+      },
       topStatements,
     };
   });
@@ -109,8 +165,8 @@ async function fanoutRun(ctx, name, merchant, rx, load) {
 async function webhookPhase(ctx, merchant) {
   // The peak create rate of this merchant, before it has endpoints (unless the create phases measured it).
   let peak = ctx.results.phases.create_choice_1_merchant?.rps;
-  if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
-  const half = Math.max(1, Math.round(peak / 2));
+  if (!peak && !WEBHOOK_RATE) peak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
+  const half = WEBHOOK_RATE || Math.max(1, Math.round(peak / 2));
 
   const rx = receiver();
   await new Promise((r) => rx.server.listen(0, '127.0.0.1', r));
@@ -119,7 +175,7 @@ async function webhookPhase(ctx, merchant) {
     const res = await api(merchant.key, 'POST', '/v1/webhook-endpoints', { url: `http://127.0.0.1:${port}/hook/${i}`, events: [] });
     if (res.status !== 201) throw new Error(`webhook endpoint: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  log(`webhooks: ${WEBHOOK_ENDPOINTS} endpoints; half of peak = ${half} creates/s for ${HALF_RATE_S} s, then full rate`);
+  log(`webhooks: ${WEBHOOK_ENDPOINTS} endpoints; ${WEBHOOK_RATE ? 'fixed rate' : 'half of peak'} = ${half} creates/s for ${HALF_RATE_S} s, then full rate`);
   const halfRun = await fanoutRun(ctx, 'webhook_fanout_half_peak', merchant, rx, () => paced([merchant], choiceBody, half, HALF_RATE_S));
   halfRun.peakCreatesPerS = peak;
   await fanoutRun(ctx, 'webhook_fanout', merchant, rx, async () => summarise(await cannon({ duration: DURATION, requests: createRequests([merchant], choiceBody) })));

@@ -81,6 +81,19 @@ export class WebhookDeliveriesService {
     );
   }
 
+  /**
+   * The endpoint is being paused: its due deliveries that no attempt holds are parked with it, in the
+   * pausing transaction, so each waiting delivery reads as parked (no next attempt). Nothing depends on
+   * it: workers claim nothing for a paused endpoint, and a resume sends whatever is due.
+   */
+  async parkInTransaction(manager: EntityManager, endpointId: string): Promise<void> {
+    await manager.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = NULL
+        WHERE endpoint_id = $1 AND status = 'PENDING' AND next_attempt_at <= clock_timestamp() AND leased_until IS NULL`,
+      [endpointId],
+    );
+  }
+
   /** Has a worker send the endpoint's due deliveries now (in batches) rather than waiting for the sweep. */
   async enqueueDue(endpointId: string): Promise<void> {
     await this.scheduler.enqueueEndpoint(endpointId);

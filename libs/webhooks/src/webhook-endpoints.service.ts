@@ -6,6 +6,7 @@ import { BadRequestError, KeyRing, newId, newSecret, NotFoundError, pageWindow, 
 import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { lockAccountForEndpointChange } from './delivery/endpoint-change-lock';
 import { WebhookTargetGuard } from './targets/webhook-target-guard';
 import { sealWebhookSecret } from './webhook-secrets';
 
@@ -65,6 +66,8 @@ export class WebhookEndpointsService {
     await this.get(accountId, id);
     if (input.url !== undefined) await this.assertTargetAllowed(input.url);
     await this.dataSource.transaction(async (manager) => {
+      // A pause or resume is ordered against the fan-out (docs/webhooks.md, Pausing and 410).
+      if (input.active !== undefined) await lockAccountForEndpointChange(manager, accountId);
       const changes: Partial<WebhookEndpointEntity> = {};
       if (input.url !== undefined) changes.url = input.url;
       if (input.events !== undefined) changes.events = input.events;
@@ -75,6 +78,7 @@ export class WebhookEndpointsService {
       }
       await manager.update(WebhookEndpointEntity, { id, accountId }, { ...changes, updatedAt: () => 'clock_timestamp()' });
       if (input.active === true) await this.deliveries.unparkInTransaction(manager, id);
+      if (input.active === false) await this.deliveries.parkInTransaction(manager, id);
     });
     if (input.active === true) await this.deliveries.enqueueDue(id);
     return this.get(accountId, id);
@@ -82,6 +86,8 @@ export class WebhookEndpointsService {
 
   async remove(accountId: string, id: string, origin: AuditOrigin): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
+      // Ordered against the fan-out, which then never inserts a delivery for an endpoint deleted under it.
+      await lockAccountForEndpointChange(manager, accountId);
       const rows = await queryRows<{ url: string }>(manager, `DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 RETURNING url`, [
         id,
         accountId,

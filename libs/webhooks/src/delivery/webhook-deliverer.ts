@@ -12,18 +12,30 @@ import { openWebhookSecret } from '../webhook-secrets';
 /**
  * How long a claimed attempt keeps others off the delivery without a renewal. Short, so a dead
  * worker's deliveries are taken over within seconds (the sweep kicks expired leases at once); the
- * worker renews the leases of its attempts under way every LEASE_RENEW_MS, however long the
- * receiver takes (docs/webhooks.md, Delivery).
+ * worker renews the lease of each attempt it still holds once the lease is LEASE_RENEW_AFTER_MS
+ * old, however long the receiver takes (docs/webhooks.md, Delivery).
  */
 export const DELIVERY_LEASE_MS = 10_000;
-const LEASE_RENEW_MS = 3_000;
-/** Attempts under way at once in one process, over all endpoints. */
-export const MAX_IN_FLIGHT = 256;
+/**
+ * A held lease is renewed once it is this old; the heartbeat looks every HEARTBEAT_MS, so a lease is
+ * renewed at most 4 s after it was taken or last renewed, 6 s before it would run out. An attempt
+ * that is answered and recorded sooner (the usual case) costs no renewal at all.
+ */
+const LEASE_RENEW_AFTER_MS = 3_000;
+const HEARTBEAT_MS = 1_000;
+/**
+ * Attempts one process holds at once, over all endpoints: from the claim until the outcome is
+ * recorded (not only while the request is under way), so a recorder that falls behind slows the
+ * claims down instead of piling up leases.
+ */
+export const MAX_IN_FLIGHT = 512;
 /**
  * While some of its attempts are under way, an endpoint claims more only once this many of its
  * connections are free, so claims stay batches rather than one delivery at a time.
  */
 const REFILL_AT = Math.max(1, Math.floor(MAX_SOCKETS_PER_ENDPOINT / 4));
+/** Opened signing secrets kept by one process (see openSecret). */
+const OPENED_SECRETS_MAX = 1_000;
 
 export interface ClaimedDelivery {
   id: string;
@@ -52,7 +64,8 @@ interface EndpointState {
  * up to as many as the endpoint has free connections, so a claimed delivery never waits for a
  * socket and the lease holds), checks the target once per batch, POSTs each signed body over the
  * endpoint's kept-alive connections, and hands the outcomes to the recorder, which writes them in
- * groups. `kick` is called by the relay after a fan-out commits, by the sweep, and by the queue
+ * groups. Fresh deliveries mostly come from the relay already leased (`reserve`, then `adopt`
+ * after its commit), without a claim. `kick` is called by the relay after a fan-out commits, by the sweep, and by the queue
  * processor (retries, pings, manual retries, reactivation); each endpoint has at most one claiming
  * loop per process, and any number of processes can share an endpoint (SKIP LOCKED, lease).
  * Deliveries of one endpoint are not sent in order (docs/webhooks.md, Delivery).
@@ -62,12 +75,19 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   private readonly logger = new Logger(WebhookDeliverer.name);
   private readonly endpoints = new Map<string, EndpointState>();
   private readonly sending = new Set<Promise<void>>();
-  /** The leases this process holds: delivery id → the attempt it claimed, from the claim until the outcome is recorded. */
-  private readonly held = new Map<string, number>();
+  /**
+   * The leases this process holds, from the claim until the outcome is recorded: delivery id → the
+   * attempt it claimed, and when the lease was taken or last renewed (this process's clock, read
+   * before the statement was sent, so never later than the database's).
+   */
+  private readonly held = new Map<string, { attempt: number; leasedAt: number }>();
   private heartbeat: NodeJS.Timeout | null = null;
-  private inFlight = 0;
   private slotWaiters: (() => void)[] = [];
   private stopping = false;
+  private renewing = false;
+  /** Attempts reserved by the relay for the deliveries it is creating (see reserve). */
+  private reserved = 0;
+  private readonly openedSecrets = new Map<string, string>();
 
   constructor(
     // The bookkeeping connections: commits that do not wait for the disk (webhook-bookkeeping.ts).
@@ -80,7 +100,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   ) {}
 
   onModuleInit(): void {
-    this.heartbeat = setInterval(() => void this.renewLeases(), LEASE_RENEW_MS);
+    this.heartbeat = setInterval(() => void this.renewLeases(), HEARTBEAT_MS);
     this.heartbeat.unref();
     // A success after failures brought the endpoint's backlog forward: send it now, at its connection limit.
     this.recorder.onBroughtForward = (endpointId) => void this.kick(endpointId);
@@ -101,28 +121,43 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   }
 
   /**
-   * The heartbeat: moves on the lease of every attempt this process has under way. Only while the
-   * delivery is still at the claimed attempt and leased (not yet recorded), so a renewal never
-   * takes back a delivery that another worker took over after a missed renewal, nor delays a retry.
-   * A failed renewal is only logged: the attempt goes on, and at worst is sent twice (at least once).
+   * The heartbeat: moves on the leases this process has held for LEASE_RENEW_AFTER_MS or more. Only
+   * while the delivery is still at the claimed attempt and leased (not yet recorded), so a renewal
+   * never takes back a delivery that another worker took over after a missed renewal, nor delays a
+   * retry. A failed renewal is only logged: the attempt goes on, and at worst is sent twice (at least once).
    */
   private async renewLeases(): Promise<void> {
-    if (this.held.size === 0) return;
-    const ids = [...this.held.keys()];
+    if (this.renewing || this.held.size === 0) return;
+    const now = Date.now();
+    const old = [...this.held].filter(([, lease]) => now - lease.leasedAt >= LEASE_RENEW_AFTER_MS);
+    if (old.length === 0) return;
+    this.renewing = true;
     try {
-      await this.dataSource.query(
-        `UPDATE webhook_deliveries d
+      const [rows] = (await this.dataSource.query(
+        `WITH u AS (SELECT * FROM unnest($1::text[], $2::int[]) AS u(id, attempt)),
+         mine AS (
+           -- A row locked now is being recorded (its lease is ending anyway): skipped, so a renewal never waits
+           -- on, or deadlocks with, the recorder's write of the same rows in another order.
+           SELECT d.id FROM u JOIN webhook_deliveries d ON d.id = u.id AND d.attempts = u.attempt
+            WHERE d.status = 'PENDING' AND d.leased_until IS NOT NULL
+              FOR UPDATE OF d SKIP LOCKED
+         )
+         UPDATE webhook_deliveries d
             SET next_attempt_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000),
                 leased_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000)
-           FROM unnest($1::text[], $2::int[]) AS u(id, attempt)
-          WHERE d.id = u.id AND d.attempts = u.attempt AND d.status = 'PENDING' AND d.leased_until IS NOT NULL
-            -- A row locked now is being recorded (its lease is ending anyway): skipped, so a renewal never waits
-            -- on, or deadlocks with, the recorder's write of the same rows in another order.
-            AND d.id IN (SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) FOR UPDATE SKIP LOCKED)`,
-        [ids, ids.map((id) => this.held.get(id)!), DELIVERY_LEASE_MS],
-      );
+           FROM mine
+          WHERE d.id = mine.id
+        RETURNING d.id`,
+        [old.map(([id]) => id), old.map(([, lease]) => lease.attempt), DELIVERY_LEASE_MS],
+      )) as [{ id: string }[], number];
+      for (const { id } of rows) {
+        const lease = this.held.get(id);
+        if (lease) lease.leasedAt = now;
+      }
     } catch (error) {
-      this.logger.warn({ err: error, count: ids.length }, 'renewing webhook delivery leases failed; retrying on the next beat');
+      this.logger.warn({ err: error, count: old.length }, 'renewing webhook delivery leases failed; retrying on the next beat');
+    } finally {
+      this.renewing = false;
     }
   }
 
@@ -132,11 +167,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
    */
   kick(endpointId: string): Promise<void> {
     if (this.stopping) return Promise.resolve();
-    let state = this.endpoints.get(endpointId);
-    if (!state) {
-      state = { id: endpointId, inFlight: 0, wanted: false, running: null };
-      this.endpoints.set(endpointId, state);
-    }
+    const state = this.stateOf(endpointId);
     state.wanted = true;
     if (!state.running) {
       const current = state;
@@ -156,18 +187,58 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
     return state.running!;
   }
 
+  private stateOf(endpointId: string): EndpointState {
+    let state = this.endpoints.get(endpointId);
+    if (!state) {
+      state = { id: endpointId, inFlight: 0, wanted: false, running: null };
+      this.endpoints.set(endpointId, state);
+    }
+    return state;
+  }
+
+  /**
+   * For the relay, which leases fresh deliveries to this process as it creates them (no claim
+   * needed): takes up to `wanted` of the endpoint's free connections (and of the process's attempts),
+   * and answers how many. Every reservation is handed back through `adopt`, whether the fan-out
+   * committed or not.
+   */
+  reserve(endpointId: string, wanted: number): number {
+    if (this.stopping || wanted <= 0) return 0;
+    const state = this.stateOf(endpointId);
+    const free = Math.min(MAX_SOCKETS_PER_ENDPOINT - state.inFlight, MAX_IN_FLIGHT - this.held.size - this.reserved);
+    const taken = Math.max(0, Math.min(wanted, free));
+    state.inFlight += taken;
+    this.reserved += taken;
+    return taken;
+  }
+
+  /**
+   * After the fan-out: sends the deliveries it created leased to this process (`leasedAt`: taken
+   * before its statement was sent), and frees what of the reservation they did not use. When the
+   * process is stopping they are left to their leases, which run out, and a sweep sends them again.
+   */
+  adopt(endpointId: string, reserved: number, leased: ClaimedDelivery[], leasedAt: number): void {
+    const state = this.stateOf(endpointId);
+    state.inFlight -= reserved;
+    this.reserved -= reserved;
+    if (leased.length && !this.stopping) this.startBatch(state, leased, leasedAt);
+    this.wakeWaiters();
+    this.forgetIfIdle(state);
+  }
+
   private async claimLoop(state: EndpointState): Promise<void> {
     while (state.wanted && !this.stopping) {
-      const free = Math.min(MAX_SOCKETS_PER_ENDPOINT - state.inFlight, MAX_IN_FLIGHT - this.inFlight);
+      const free = Math.min(MAX_SOCKETS_PER_ENDPOINT - state.inFlight, MAX_IN_FLIGHT - this.held.size - this.reserved);
       if (free <= 0 || (free < REFILL_AT && state.inFlight > 0)) {
         await this.slotFreed();
         continue;
       }
       state.wanted = false;
+      const claimedAt = Date.now();
       const { sendable, found } = await this.claim(state.id, free);
       // A full batch: more may be due. (A kick during the claim has set `wanted` too.)
       if (found === free) state.wanted = true;
-      if (sendable.length) this.startBatch(state, sendable);
+      if (sendable.length) this.startBatch(state, sendable, claimedAt);
     }
   }
 
@@ -175,25 +246,25 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
    * Leases up to `limit` due deliveries of the endpoint for one attempt each: attempts + 1, and
    * next_attempt_at (with leased_until, which marks it as a lease, not a back-off) moved
    * DELIVERY_LEASE_MS ahead, so no other worker (nor a duplicate job, nor the sweep) sends them
-   * meanwhile; the heartbeat keeps moving it while the attempt is alive. Due deliveries of a paused
-   * endpoint are parked instead (no next attempt, until it is reactivated). Public for tests that
-   * play a worker dying between its claim and its attempts (a claim alone is never renewed).
+   * meanwhile; the heartbeat keeps moving it while the attempt is alive. A paused (or deleted)
+   * endpoint gets nothing: its deliveries wait, untouched, for it to be reactivated. Public for
+   * tests that play a worker dying between its claim and its attempts (a claim alone is never renewed).
+   *
+   * The endpoint's row is only read, in the same statement (one snapshot) as the deliveries: no lock.
+   * A pause that commits after that snapshot can only meet deliveries committed before it, i.e. of
+   * events from before the pause, which may still go out; a resume that commits after it is followed
+   * by its own job, which claims again (docs/webhooks.md, Pausing and 410).
    */
   async claim(endpointId: string, limit: number): Promise<{ sendable: ClaimedDelivery[]; found: number }> {
-    // The endpoint's row is locked (FOR SHARE) before any delivery: a pause, resume or delete committing
-    // meanwhile is waited for and its outcome seen, so a resume that has unparked the endpoint's deliveries
-    // is never followed by this claim parking one on the strength of an older `active = false`. The
-    // deliveries are then found through the locked row (the scalar subquery runs first), so a delete's
-    // cascade and this claim never hold each other's rows.
     const [rows] = (await this.dataSource.query(
       `WITH e AS MATERIALIZED (
-         SELECT id, account_id, active, url, secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1 FOR SHARE
+         SELECT id, account_id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1 AND active
        )
        UPDATE webhook_deliveries d
-          SET attempts = CASE WHEN e.active THEN d.attempts + 1 ELSE d.attempts END,
-              last_attempt_at = CASE WHEN e.active THEN clock_timestamp() ELSE d.last_attempt_at END,
-              next_attempt_at = CASE WHEN e.active THEN clock_timestamp() + make_interval(secs => $3::double precision / 1000) END,
-              leased_until = CASE WHEN e.active THEN clock_timestamp() + make_interval(secs => $3::double precision / 1000) END
+          SET attempts = d.attempts + 1,
+              last_attempt_at = clock_timestamp(),
+              next_attempt_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000),
+              leased_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000)
          FROM e
         WHERE d.id IN (
                 SELECT id FROM webhook_deliveries
@@ -201,22 +272,24 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
                  ORDER BY next_attempt_at
                  LIMIT $2
                    FOR UPDATE SKIP LOCKED)
-      RETURNING e.active, d.id, d.attempts, d.event_id, d.payload::text AS body, e.id AS endpoint_id, e.account_id, e.url, e.secret,
+      RETURNING d.id, d.attempts, d.event_id, d.payload::text AS body, e.id AS endpoint_id, e.account_id, e.url, e.secret,
                 CASE WHEN e.previous_secret_expires_at > clock_timestamp() THEN e.previous_secret END AS previous_secret`,
       [endpointId, limit, DELIVERY_LEASE_MS],
-    )) as [(ClaimedDelivery & { active: boolean })[], number];
-    return { sendable: rows.filter((r) => r.active), found: rows.length };
+    )) as [ClaimedDelivery[], number];
+    return { sendable: rows, found: rows.length };
   }
 
-  private startBatch(state: EndpointState, batch: ClaimedDelivery[]): void {
+  private startBatch(state: EndpointState, batch: ClaimedDelivery[], claimedAt: number): void {
     state.inFlight += batch.length;
-    this.inFlight += batch.length;
     // Checked again at every attempt (once per batch: they share the URL): the name may resolve elsewhere now than at creation.
     const checkedAt = Date.now();
     const target = this.guard.resolve(batch[0].url).catch((error: unknown): TargetResult => ({ ok: false, reason: (error as Error).message }));
     for (const delivery of batch) {
-      this.held.set(delivery.id, delivery.attempts);
-      const attempt = this.attempt(state, delivery, target, checkedAt).finally(() => this.held.delete(delivery.id));
+      this.held.set(delivery.id, { attempt: delivery.attempts, leasedAt: claimedAt });
+      const attempt = this.attempt(state, delivery, target, checkedAt).finally(() => {
+        this.held.delete(delivery.id);
+        this.wakeWaiters();
+      });
       this.sending.add(attempt);
       void attempt.finally(() => this.sending.delete(attempt));
     }
@@ -231,7 +304,6 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
       outcome = { status: null, error: (error as Error).message.slice(0, 300), retryAfter: undefined, durationMs: Date.now() - checkedAt };
     } finally {
       state.inFlight -= 1;
-      this.inFlight -= 1;
       this.wakeWaiters();
     }
     this.forgetIfIdle(state);
@@ -245,7 +317,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
     const timestamp = Math.floor(Date.now() / 1000);
     const endpoint = { id: delivery.endpoint_id, accountId: delivery.account_id };
     const sealed = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
-    const secrets = sealed.map((secret) => openWebhookSecret(this.keyRing, endpoint, secret));
+    const secrets = sealed.map((secret) => this.openSecret(endpoint, secret));
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': WEBHOOK_USER_AGENT,
@@ -254,6 +326,22 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
       'X-Webhook-Signature': signatureHeader(secrets, timestamp, delivery.body),
     };
     return this.http.post(target.target, headers, Buffer.from(delivery.body, 'utf8'), this.config.webhookTimeoutMs, delivery.endpoint_id);
+  }
+
+  /**
+   * The secret in clear, opened once per sealed value rather than once per attempt (an AES-GCM
+   * decryption each). Keyed by the sealed text with its endpoint, so a rotation (a new sealed value) is
+   * opened afresh; the cache is emptied when it grows past OPENED_SECRETS_MAX.
+   */
+  private openSecret(endpoint: { id: string; accountId: string }, sealed: string): string {
+    const key = `${endpoint.id} ${endpoint.accountId} ${sealed}`;
+    let opened = this.openedSecrets.get(key);
+    if (opened === undefined) {
+      opened = openWebhookSecret(this.keyRing, endpoint, sealed);
+      if (this.openedSecrets.size >= OPENED_SECRETS_MAX) this.openedSecrets.clear();
+      this.openedSecrets.set(key, opened);
+    }
+    return opened;
   }
 
   /** What the outcome means for the delivery: done, retried later (backoff, Retry-After), failed for good, or parked (410). */
