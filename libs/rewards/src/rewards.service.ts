@@ -56,7 +56,7 @@ export class RewardsService {
           order: 'seq',
         },
         window,
-        (rows) => this.repository.views(manager, rows),
+        this.repository.pageOfViews,
       );
       return { views: page.items, total: page.total, hasMore: page.hasMore };
     });

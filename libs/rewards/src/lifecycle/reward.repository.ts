@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
-import { Condition, Cte, entityFromRow, entityRow, hashSecret, KeyRing, PageQuery, queryRows, randomToken, sealContext, SealedColumn, Statement } from '@app/core';
+import { Condition, Cte, entityFromRow, entityRow, hashSecret, KeyRing, PageSelect, queryRows, randomToken, sealContext, SealedColumn, Statement } from '@app/core';
 import type { RewardView } from '../dto/reward.dto';
 import { MailJobEntity } from '../entities/mail-job.entity';
 import { RedemptionLinkEntity } from '../entities/redemption-link.entity';
@@ -163,32 +163,33 @@ export class RewardRepository {
   }
 
   /**
-   * The rewards a page's SQL selects (list-page's PageQuery), each with its cards and timeline
-   * (oldest first), in the page's order, in one statement: a list page of 100 is one round trip,
-   * mapped from plain rows rather than hydrated entity by entity (docs/pagination.md, Cost of a page).
+   * A list page of rewards (readListPage's PageSelect), each with its cards and timeline (oldest
+   * first) as JSON arrays in the page's own statement: one round trip for a page of 100, mapped from
+   * plain rows rather than hydrated entity by entity (docs/pagination.md, Cost of a page).
    */
-  async views(manager: EntityManager, page: PageQuery): Promise<RewardView[]> {
-    const rows: (Record<string, unknown> & { reward_cards: Record<string, unknown>[] | null; reward_events: Record<string, unknown>[] | null })[] =
-      await manager.query(
-        `SELECT p.*,
-                (SELECT json_agg(c ORDER BY c.seq) FROM reward_cards c WHERE c.reward_id = p.id) AS reward_cards,
-                (SELECT json_agg(e ORDER BY e.seq) FROM reward_events e WHERE e.reward_id = p.id) AS reward_events
-           FROM (${page.sql}) AS p
-          ORDER BY ${page.order}`,
-        page.params,
-      );
-    const { reward, card, event } = this.mappers();
-    return rows.map((row) => ({
-      reward: reward(row),
-      cards: row.reward_cards?.map((c) => this.opened(card(c))) ?? [],
-      events: row.reward_events?.map(event) ?? [],
-    }));
-  }
+  readonly pageOfViews: PageSelect<RewardView> = {
+    sql: (page, order) => `SELECT p.*,
+              (SELECT json_agg(c ORDER BY c.seq) FROM reward_cards c WHERE c.reward_id = p.id) AS reward_cards,
+              (SELECT json_agg(e ORDER BY e.seq) FROM reward_events e WHERE e.reward_id = p.id) AS reward_events
+         FROM (${page}) AS p
+        ORDER BY ${order}`,
+    map: (rows) => {
+      const { reward, card, event } = this.mappers();
+      return rows.map((row) => ({
+        reward: reward(row),
+        cards: (row.reward_cards as Record<string, unknown>[] | null)?.map((c) => this.opened(card(c))) ?? [],
+        events: (row.reward_events as Record<string, unknown>[] | null)?.map(event) ?? [],
+      }));
+    },
+  };
 
-  /** One reward of the account with its cards and timeline (see `views`), or null. */
+  /** One reward of the account with its cards and timeline, read as a list item is (`pageOfViews`), or null. */
   async view(manager: EntityManager, id: string, accountId: string): Promise<RewardView | null> {
-    const [found] = await this.views(manager, { sql: 'SELECT t.* FROM rewards t WHERE t.id = $1 AND t.account_id = $2', params: [id, accountId], order: 'p.id' });
-    return found ?? null;
+    const rows: Record<string, unknown>[] = await manager.query(
+      this.pageOfViews.sql('SELECT t.* FROM rewards t WHERE t.id = $1 AND t.account_id = $2', 'p.id'),
+      [id, accountId],
+    );
+    return this.pageOfViews.map(rows)[0] ?? null;
   }
 
   private rowMappers?: {
