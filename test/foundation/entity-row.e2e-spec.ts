@@ -1,5 +1,5 @@
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
-import { entityRow, Statement } from '@app/core';
+import { entityFromRow, entityRow, Statement } from '@app/core';
 import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 
 /** A test-only entity whose column transformer is not the identity: dollars in memory, cents stored. */
@@ -20,6 +20,9 @@ class PricedThing {
 
   @Column({ type: 'text', nullable: true })
   note: string | null;
+
+  @Column({ name: 'seen_at', type: 'timestamptz', nullable: true })
+  seenAt: Date | null;
 }
 
 /**
@@ -34,7 +37,7 @@ describe('entityRow', () => {
     db = await createIsolatedDatabase();
     dataSource = await new DataSource({ type: 'postgres', url: db.url, entities: [PricedThing] }).initialize();
     await dataSource.query(
-      `CREATE TABLE priced_things (seq bigint GENERATED ALWAYS AS IDENTITY, id text PRIMARY KEY, price_cents bigint NOT NULL, note text)`,
+      `CREATE TABLE priced_things (seq bigint GENERATED ALWAYS AS IDENTITY, id text PRIMARY KEY, price_cents bigint NOT NULL, note text, seen_at timestamptz)`,
     );
   });
   afterAll(async () => {
@@ -50,9 +53,9 @@ describe('entityRow', () => {
   it('stores through a statement exactly what TypeORM stores, and reads back the same entity', async () => {
     const metadata = dataSource.getMetadata(PricedThing);
     const statement = new Statement();
-    statement.insertRows('things', 'priced_things', [entityRow(metadata, Object.assign(new PricedThing(), { id: 'by-statement', price: 19.99, note: null }))]);
+    statement.insertRows('things', 'priced_things', [entityRow(metadata, Object.assign(new PricedThing(), { id: 'by-statement', price: 19.99, note: null, seenAt: null }))]);
     await dataSource.query(statement.text('SELECT 1'), statement.params);
-    await dataSource.manager.insert(PricedThing, { id: 'by-typeorm', price: 19.99, note: null });
+    await dataSource.manager.insert(PricedThing, { id: 'by-typeorm', price: 19.99, note: null, seenAt: null });
 
     const stored = await dataSource.query(`SELECT id, price_cents::int AS cents FROM priced_things ORDER BY id`);
     expect(stored).toEqual([
@@ -60,7 +63,21 @@ describe('entityRow', () => {
       { id: 'by-typeorm', cents: 1999 },
     ]);
     expect(await dataSource.manager.findOneByOrFail(PricedThing, { id: 'by-statement' })).toEqual(
-      Object.assign(new PricedThing(), { id: 'by-statement', price: 19.99, note: null }),
+      Object.assign(new PricedThing(), { id: 'by-statement', price: 19.99, note: null, seenAt: null }),
     );
+  });
+
+  it('entityFromRow reads a plain row, and one inside json_agg, as TypeORM reads the entity', async () => {
+    await dataSource.manager.insert(PricedThing, { id: 'read-back', price: 4.5, note: 'n', seenAt: new Date('2026-01-02T03:04:05.678Z') });
+    const toEntity = entityFromRow<PricedThing>(dataSource.getMetadata(PricedThing));
+    const expected = await dataSource.manager.findOneByOrFail(PricedThing, { id: 'read-back' });
+    const [plain] = await dataSource.query(`SELECT t.* FROM priced_things t WHERE id = 'read-back'`);
+    const [{ rows }] = await dataSource.query(`SELECT json_agg(t) AS rows FROM priced_things t WHERE id = 'read-back'`);
+    for (const row of [plain, rows[0]]) {
+      const entity = toEntity(row);
+      expect(entity).toEqual({ ...expected });
+      expect(entity).not.toHaveProperty('seq'); // select: false
+      expect(entity.seenAt).toBeInstanceOf(Date);
+    }
   });
 });

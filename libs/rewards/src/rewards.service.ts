@@ -36,9 +36,8 @@ export class RewardsService {
    */
   async get(accountId: string, id: string, manager?: EntityManager): Promise<RewardView> {
     const read = async (m: EntityManager) => {
-      const reward = await this.repository.find(m, id, accountId);
-      if (!reward) throw new NotFoundError('Reward');
-      const [view] = await this.withDetails([reward], m);
+      const view = await this.repository.view(m, id, accountId);
+      if (!view) throw new NotFoundError('Reward');
       return view;
     };
     return manager ? read(manager) : readSnapshot(this.dataSource, read);
@@ -57,8 +56,9 @@ export class RewardsService {
           order: 'seq',
         },
         window,
+        this.repository.pageOfViews,
       );
-      return { views: await this.withDetails(page.items, manager), total: page.total, hasMore: page.hasMore };
+      return { views: page.items, total: page.total, hasMore: page.hasMore };
     });
   }
 
@@ -84,17 +84,5 @@ export class RewardsService {
       redeemedRewards: totals['rewards:REDEEMED'],
       totalIssuedCents: totals.issued_cents,
     };
-  }
-
-  /** Cards and timelines of several rewards in two queries. */
-  private async withDetails(rewards: RewardEntity[], manager: EntityManager): Promise<RewardView[]> {
-    if (rewards.length === 0) return [];
-    const ids = rewards.map((r) => r.id);
-    const [cards, events] = await Promise.all([this.repository.cardsOf(manager, ids), this.repository.eventsOf(manager, ids)]);
-    return rewards.map((reward) => ({
-      reward,
-      cards: cards.filter((c) => c.rewardId === reward.id),
-      events: events.filter((e) => e.rewardId === reward.id),
-    }));
   }
 }

@@ -21,19 +21,33 @@ function levelSql(level: 1 | 2, blockRange: string): string {
 }
 
 /**
+ * The rows whose sum is each list's total, folded (level 0) and not yet folded (every change row
+ * counts in its list's total, whatever its block); `account` and `lists` are SQL.
+ */
+function totalRows(account: string, lists: string): string {
+  return `SELECT list, n FROM list_counts WHERE account_id = ${account} AND list ${lists} AND level = 0
+       UNION ALL
+       SELECT list, n FROM list_count_changes WHERE account_id = ${account} AND list ${lists}`;
+}
+
+/**
+ * One kept count's total as a scalar subquery, to read in the statement of the page it describes
+ * (`account` and `list` are SQL, e.g. parameters): the same sum as `readListTotals`, 0 when never written.
+ */
+export function listTotalSql(account: string, list: string): string {
+  return `(SELECT COALESCE(sum(n), 0) FROM (${totalRows(account, `= ${list}`)}) AS counted)`;
+}
+
+/**
  * Kept counts of an account (docs/pagination.md, Totals): list name (`rewards`, `rewards:<status>`,
  * `wallet_transactions`, `topups`, or the sum `issued_cents`) → total, without counting rows. Lists
  * never written are 0. Read them in the same snapshot as the page they describe.
  */
 export async function readListTotals(manager: EntityManager, accountId: string, lists: string[]): Promise<Record<string, number>> {
-  const rows: { list: string; n: string }[] = await manager.query(
-    `SELECT list, sum(n) AS n FROM (
-       SELECT list, n FROM list_counts WHERE account_id = $1 AND list = ANY($2) AND level = 0
-       UNION ALL
-       SELECT list, n FROM list_count_changes WHERE account_id = $1 AND list = ANY($2)
-     ) AS counted GROUP BY list`,
-    [accountId, lists],
-  );
+  const rows: { list: string; n: string }[] = await manager.query(`SELECT list, sum(n) AS n FROM (${totalRows('$1', '= ANY($2)')}) AS counted GROUP BY list`, [
+    accountId,
+    lists,
+  ]);
   const totals: Record<string, number> = Object.fromEntries(lists.map((list) => [list, 0]));
   for (const row of rows) totals[row.list] = Number(row.n);
   return totals;

@@ -1,6 +1,6 @@
-import type { EntityManager, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { BadRequestError } from '../errors/api-error';
-import { locateOffset, readListTotals } from './list-counts';
+import { DIRECT_SKIP_LIMIT, listTotalSql, locateOffset } from './list-counts';
 
 /** What a client asked of a list: a page, or a cursor (docs/pagination.md). */
 export interface ListWindow {
@@ -42,12 +42,60 @@ export function checkListWindow(window: ListWindow): void {
 }
 
 /**
+ * How a caller reads a page's rows itself, with what else it needs in the same statement (a
+ * reward's cards and timeline): `sql` wraps the page's SQL, whose rows (`t.*` and `list_total`,
+ * the list's total) it must select from as `p` and keep `p.list_total`, in `order` (over `p`);
+ * `map` makes the items of its rows.
+ */
+export interface PageSelect<R> {
+  sql: (page: string, order: string) => string;
+  map: (rows: Record<string, unknown>[]) => R[];
+}
+
+/** Where one page lies: its rows' condition over alias `t` (named parameters), their order, limit and offset. */
+interface PagePlan {
+  where: string;
+  params: Record<string, unknown>;
+  direction: 'DESC' | 'ASC';
+  limit: number;
+  /** Rows skipped with OFFSET (0 when a seq bound places the page). */
+  skip: number;
+  /** The rows come oldest first (ending_before) and are answered reversed. */
+  reversed: boolean;
+}
+
+/** `:name` parameters (as TypeORM takes them) as `$n` ones; `::` casts are left alone. */
+function positional(sql: string, named: Record<string, unknown>): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const index = new Map<string, number>();
+  const text = sql.replace(/(?<!:):([A-Za-z_]\w*)/g, (_, name: string) => {
+    if (!(name in named)) throw new Error(`list page: no value for :${name}`);
+    let n = index.get(name);
+    if (n === undefined) {
+      n = params.push(named[name]);
+      index.set(name, n);
+    }
+    return `$${n}`;
+  });
+  return { sql: text, params };
+}
+
+/**
  * One page of an account's list, newest first, with its total, read through `manager` (run it in
  * a readSnapshot so page and total agree). A page number deeper than 4,096 rows starts from the
  * block the kept counts place it in, so page 5,000 skips at most 4,096 index entries instead of
- * every newer row; a cursor is a keyset seek (docs/pagination.md, Deep pages).
+ * every newer row; a cursor is a keyset seek (docs/pagination.md, Deep pages). The items are the
+ * entities, or what `select` makes of the page's rows; with `select`, a page that the counts need
+ * not place is read with its total in one statement (docs/pagination.md, Cost of a page).
  */
-export async function readListPage<T extends ObjectLiteral>(manager: EntityManager, spec: ListSpec<T>, window: ListWindow): Promise<ListPage<T>> {
+export async function readListPage<T extends ObjectLiteral>(manager: EntityManager, spec: ListSpec<T>, window: ListWindow): Promise<ListPage<T>>;
+export async function readListPage<R>(manager: EntityManager, spec: ListSpec<ObjectLiteral>, window: ListWindow, select: PageSelect<R>): Promise<ListPage<R>>;
+export async function readListPage(
+  manager: EntityManager,
+  spec: ListSpec<ObjectLiteral>,
+  window: ListWindow,
+  select?: PageSelect<unknown>,
+): Promise<ListPage<unknown>> {
   checkListWindow(window);
   const table = manager.connection.getMetadata(spec.entity).tableName;
   const filters = Object.entries(spec.filters ?? {}).filter(([, value]) => value !== undefined);
@@ -58,47 +106,93 @@ export async function readListPage<T extends ObjectLiteral>(manager: EntityManag
     params[`filter${i}`] = value;
   });
   const matching = (alias: string) => conditions.map((c) => `${alias}.${c}`).join(' AND ');
-  const query = (): SelectQueryBuilder<T> =>
-    manager.getRepository(spec.entity).createQueryBuilder('t').where(matching('t'), params);
-  const newestFirst = (q: SelectQueryBuilder<T>, direction: 'DESC' | 'ASC' = 'DESC') =>
-    spec.order === 'seq' ? q.orderBy('t.seq', direction) : q.orderBy('t.created_at', direction).addOrderBy('t.id', direction);
-
-  const total =
-    spec.countedAs !== null ? (await readListTotals(manager, spec.accountId, [spec.countedAs]))[spec.countedAs] : await query().getCount();
+  const orderOf = (alias: string, direction: 'DESC' | 'ASC') =>
+    spec.order === 'seq' ? `${alias}.seq ${direction}` : `${alias}.created_at ${direction}, ${alias}.id ${direction}`;
+  // The total: the kept count, or the matching rows counted (a filter the counts do not keep).
+  const totalSql =
+    spec.countedAs !== null ? listTotalSql(':accountId', ':countedAs') : `(SELECT count(*) FROM ${table} n WHERE ${matching('n')})`;
+  if (spec.countedAs !== null) params.countedAs = spec.countedAs;
+  const readTotal = async (): Promise<number> => {
+    const { sql, params: values } = positional(`SELECT ${totalSql} AS n`, params);
+    const [row]: { n: string }[] = await manager.query(sql, values);
+    return Number(row.n);
+  };
 
   const cursor = window.startingAfter ?? window.endingBefore;
+  const offset = (window.page - 1) * window.pageSize;
+  const placed = cursor === undefined && spec.countedAs !== null && spec.order === 'seq';
+  // The counts place a deep page, and need the total first; any other page reads it alongside.
+  let total: number | null = select && !(placed && offset > DIRECT_SKIP_LIMIT) ? null : await readTotal();
+  const plan = await planPage();
+  let rows: unknown[];
+  if (plan === null) rows = [];
+  else if (select) {
+    const { sql, params: values } = positional(
+      select.sql(
+        `SELECT t.*${total === null ? `, ${totalSql} AS list_total` : ''} FROM ${table} t WHERE ${plan.where}
+          ORDER BY ${orderOf('t', plan.direction)} LIMIT :limit${plan.skip > 0 ? ' OFFSET :skip' : ''}`,
+        orderOf('p', plan.direction),
+      ),
+      { ...plan.params, limit: plan.limit, skip: plan.skip },
+    );
+    const raw: Record<string, unknown>[] = await manager.query(sql, values);
+    if (total === null && raw.length > 0) {
+      if (raw[0].list_total === undefined) throw new Error('list page: the select dropped p.list_total');
+      total = Number(raw[0].list_total);
+    }
+    rows = select.map(raw);
+  } else rows = await entities(plan);
+  // An empty page read alongside its total did not bring it: read it now (same snapshot).
+  total ??= await readTotal();
+
   if (cursor !== undefined) {
-    const field = window.startingAfter !== undefined ? 'starting_after' : 'ending_before';
-    const [known]: unknown[] = await manager.query(`SELECT 1 FROM ${table} WHERE id = $1 AND account_id = $2`, [cursor, spec.accountId]);
-    if (!known) throw new BadRequestError([{ path: field, message: 'is not the id of an item of this list' }]);
-    const position = spec.order === 'seq' ? `(SELECT c.seq FROM ${table} c WHERE c.id = :cursor)` : `(SELECT c.created_at, c.id FROM ${table} c WHERE c.id = :cursor)`;
-    const key = spec.order === 'seq' ? 't.seq' : '(t.created_at, t.id)';
-    const older = field === 'starting_after';
-    const rows = await newestFirst(query().andWhere(`${key} ${older ? '<' : '>'} ${position}`, { cursor }), older ? 'DESC' : 'ASC')
-      .limit(window.pageSize + 1)
-      .getMany();
     const hasMore = rows.length > window.pageSize;
     const items = rows.slice(0, window.pageSize);
-    return { items: older ? items : items.reverse(), total, hasMore };
+    return { items: plan?.reversed ? items.reverse() : items, total, hasMore };
+  }
+  return { items: rows, total, hasMore: offset + rows.length < total };
+
+  /** Where the asked page lies; null when it is known to be empty. */
+  async function planPage(): Promise<PagePlan | null> {
+    if (cursor !== undefined) {
+      const field = window.startingAfter !== undefined ? 'starting_after' : 'ending_before';
+      const [known]: unknown[] = await manager.query(`SELECT 1 FROM ${table} WHERE id = $1 AND account_id = $2`, [cursor, spec.accountId]);
+      if (!known) throw new BadRequestError([{ path: field, message: 'is not the id of an item of this list' }]);
+      const position = spec.order === 'seq' ? `(SELECT c.seq FROM ${table} c WHERE c.id = :cursor)` : `(SELECT c.created_at, c.id FROM ${table} c WHERE c.id = :cursor)`;
+      const key = spec.order === 'seq' ? 't.seq' : '(t.created_at, t.id)';
+      const older = field === 'starting_after';
+      return {
+        where: `${matching('t')} AND ${key} ${older ? '<' : '>'} ${position}`,
+        params: { ...params, cursor },
+        direction: older ? 'DESC' : 'ASC',
+        limit: window.pageSize + 1,
+        skip: 0,
+        reversed: !older,
+      };
+    }
+    if (placed) {
+      // Up to 4,096 rows deep the page skips from the top of the list (past the end: no row).
+      const start =
+        offset <= DIRECT_SKIP_LIMIT ? { from: null, before: null, skip: offset } : await locateOffset(manager, spec.accountId, spec.countedAs!, offset, total!);
+      if (!start) return null;
+      const within = start.before ? 'AND s.seq >= :from AND s.seq < :before' : '';
+      return {
+        where: `${matching('t')} AND t.seq <= (SELECT s.seq FROM ${table} s WHERE ${matching('s')} ${within} ORDER BY s.seq DESC OFFSET :offset LIMIT 1)`,
+        params: { ...params, from: start.from, before: start.before, offset: start.skip },
+        direction: 'DESC',
+        limit: window.pageSize,
+        skip: 0,
+        reversed: false,
+      };
+    }
+    if (total !== null && offset >= total && spec.countedAs !== null) return null;
+    return { where: matching('t'), params, direction: 'DESC', limit: window.pageSize, skip: offset, reversed: false };
   }
 
-  const offset = (window.page - 1) * window.pageSize;
-  let items: T[];
-  if (spec.countedAs !== null && spec.order === 'seq') {
-    const start = await locateOffset(manager, spec.accountId, spec.countedAs, offset, total);
-    const within = start?.before ? 'AND s.seq >= :from AND s.seq < :before' : '';
-    items = start
-      ? await query()
-          .andWhere(
-            `t.seq <= (SELECT s.seq FROM ${table} s WHERE ${matching('s')} ${within} ORDER BY s.seq DESC OFFSET :skip LIMIT 1)`,
-            start,
-          )
-          .orderBy('t.seq', 'DESC')
-          .limit(window.pageSize)
-          .getMany()
-      : [];
-  } else {
-    items = offset >= total && spec.countedAs !== null ? [] : await newestFirst(query()).offset(offset).limit(window.pageSize).getMany();
+  function entities(plan: PagePlan): Promise<ObjectLiteral[]> {
+    const query = manager.getRepository(spec.entity).createQueryBuilder('t').where(plan.where, plan.params);
+    if (spec.order === 'seq') query.orderBy('t.seq', plan.direction);
+    else query.orderBy('t.created_at', plan.direction).addOrderBy('t.id', plan.direction);
+    return (plan.skip > 0 ? query.offset(plan.skip) : query).limit(plan.limit).getMany();
   }
-  return { items, total, hasMore: offset + items.length < total };
 }

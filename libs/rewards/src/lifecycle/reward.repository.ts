@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
-import { Condition, Cte, entityRow, hashSecret, KeyRing, queryRows, randomToken, sealContext, SealedColumn, Statement } from '@app/core';
+import { Condition, Cte, entityFromRow, entityRow, hashSecret, KeyRing, PageSelect, queryRows, randomToken, sealContext, SealedColumn, Statement } from '@app/core';
+import type { RewardView } from '../dto/reward.dto';
 import { MailJobEntity } from '../entities/mail-job.entity';
 import { RedemptionLinkEntity } from '../entities/redemption-link.entity';
 import { CardStatus, RewardCardEntity, StoredCredential } from '../entities/reward-card.entity';
@@ -160,6 +161,51 @@ export class RewardRepository {
     return link?.rewardId ?? null;
   }
 
+  /**
+   * A list page of rewards (readListPage's PageSelect), each with its cards and timeline (oldest
+   * first) as JSON arrays in the page's own statement: one round trip for a page of 100, mapped from
+   * plain rows rather than hydrated entity by entity (docs/pagination.md, Cost of a page).
+   */
+  readonly pageOfViews: PageSelect<RewardView> = {
+    sql: (page, order) => `SELECT p.*,
+              (SELECT json_agg(c ORDER BY c.seq) FROM reward_cards c WHERE c.reward_id = p.id) AS reward_cards,
+              (SELECT json_agg(e ORDER BY e.seq) FROM reward_events e WHERE e.reward_id = p.id) AS reward_events
+         FROM (${page}) AS p
+        ORDER BY ${order}`,
+    map: (rows) => {
+      const { reward, card, event } = this.mappers();
+      return rows.map((row) => ({
+        reward: reward(row),
+        cards: (row.reward_cards as Record<string, unknown>[] | null)?.map((c) => this.opened(card(c))) ?? [],
+        events: (row.reward_events as Record<string, unknown>[] | null)?.map(event) ?? [],
+      }));
+    },
+  };
+
+  /** One reward of the account with its cards and timeline, read as a list item is (`pageOfViews`), or null. */
+  async view(manager: EntityManager, id: string, accountId: string): Promise<RewardView | null> {
+    const rows: Record<string, unknown>[] = await manager.query(
+      this.pageOfViews.sql('SELECT t.* FROM rewards t WHERE t.id = $1 AND t.account_id = $2', 'p.id'),
+      [id, accountId],
+    );
+    return this.pageOfViews.map(rows)[0] ?? null;
+  }
+
+  private rowMappers?: {
+    reward: (row: Record<string, unknown>) => RewardEntity;
+    card: (row: Record<string, unknown>) => RewardCardEntity;
+    event: (row: Record<string, unknown>) => RewardEventEntity;
+  };
+
+  private mappers() {
+    this.rowMappers ??= {
+      reward: entityFromRow<RewardEntity>(this.dataSource.getMetadata(RewardEntity)),
+      card: entityFromRow<RewardCardEntity>(this.dataSource.getMetadata(RewardCardEntity)),
+      event: entityFromRow<RewardEventEntity>(this.dataSource.getMetadata(RewardEventEntity)),
+    };
+    return this.rowMappers;
+  }
+
   async cardsOf(manager: EntityManager, rewardIds: string[]): Promise<RewardCardEntity[]> {
     const cards = await manager.find(RewardCardEntity, { where: { rewardId: In(rewardIds) }, order: { seq: 'ASC' } });
     return cards.map((card) => this.opened(card));
@@ -178,10 +224,6 @@ export class RewardRepository {
         ? null
         : (JSON.parse(KeyRing.keyIdOf(sealed) ? this.keyRing.decrypt(sealed, cardCredentialsContext(card.id, card.accountId)) : sealed) as StoredCredential[]);
     return card;
-  }
-
-  eventsOf(manager: EntityManager, rewardIds: string[]): Promise<RewardEventEntity[]> {
-    return manager.find(RewardEventEntity, { where: { rewardId: In(rewardIds) }, order: { seq: 'ASC' } });
   }
 
   countCards(manager: EntityManager, rewardId: string, status: CardStatus, exceptCardId?: string): Promise<number> {
