@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type AppConfig, type FromWorkerThread, mergeWork, type RewardWork, type ToWorkerThread, unhandledMessage, type WorkerThreadData } from '@app/core';
+import { type AppConfig, type FromWorkerThread, type RewardWork, type ToWorkerThread, unhandledMessage, type WorkerThreadData } from '@app/core';
 import { RewardJobs } from '@app/rewards';
 
 /**
@@ -18,40 +18,20 @@ export interface WorkerThread {
   close(): Promise<void>;
 }
 
-/**
- * Posts reward work to the thread; the request thread spends no Redis round trip on it. The work
- * of the sends that complete in one turn of the event loop goes as one message, posted at the end of
- * that turn (setImmediate): one wake-up of the thread and one Bull addBulk per queue for all of them,
- * rather than one of each per send. Nothing is lost if the process dies first: the rows are
- * committed and PENDING, and the worker side's sweeper enqueues them (as with a failed post).
- */
+/** Posts reward work to the thread; the request thread spends no Redis round trip on it. */
 class WorkerThreadRewardJobs extends RewardJobs {
   private readonly logger = new Logger(RewardJobs.name);
-  private batch: RewardWork[] = [];
-  private scheduled: NodeJS.Immediate | null = null;
 
   constructor(private readonly post: (message: ToWorkerThread) => void) {
     super();
   }
 
   override async enqueue(work: RewardWork): Promise<void> {
-    this.batch.push(work);
-    this.scheduled ??= setImmediate(() => this.flush());
-  }
-
-  /** Posts the work gathered so far (also before the thread is asked to close, so none is left behind). */
-  flush(): void {
-    if (this.scheduled) clearImmediate(this.scheduled);
-    this.scheduled = null;
-    const batch = this.batch;
-    this.batch = [];
-    for (const work of mergeWork(batch)) {
-      try {
-        this.post({ type: 'reward-work', work });
-      } catch (error) {
-        // Nothing is lost: the rows stay PENDING and the worker side's sweeper enqueues them.
-        this.logger.warn({ err: error, work }, 'handing jobs to the worker thread failed; the sweeper will pick the work up');
-      }
+    try {
+      this.post({ type: 'reward-work', work });
+    } catch (error) {
+      // Nothing is lost: the rows stay PENDING and the worker side's sweeper enqueues them.
+      this.logger.warn({ err: error, work }, 'handing jobs to the worker thread failed; the sweeper will pick the work up');
     }
   }
 }
@@ -76,22 +56,19 @@ export function startWorkerThread(config: AppConfig, onFatal: (error: Error) => 
     worker.on('exit', (code) => fail(new Error(`the worker thread exited (code ${code})`)));
     worker.on('message', (message: FromWorkerThread) => {
       switch (message.type) {
-        case 'ready': {
+        case 'ready':
           if (ready) return;
           ready = true;
-          const rewardJobs = new WorkerThreadRewardJobs(post);
           resolve({
-            rewardJobs,
+            rewardJobs: new WorkerThreadRewardJobs(post),
             close: () =>
               new Promise<void>((done) => {
                 closing = true;
                 worker.once('exit', () => done());
-                rewardJobs.flush();
                 post({ type: 'close' });
               }),
           });
           return;
-        }
         case 'closed':
           // The worker side has stopped (or failed to, and has nothing left to finish): end the thread.
           if (message.error) new Logger('WorkerThread').error(`the worker side did not close cleanly: ${message.error}`);

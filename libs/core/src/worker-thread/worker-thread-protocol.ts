@@ -20,28 +20,6 @@ export interface RewardWork {
   swept?: boolean;
 }
 
-/** The work of several sends as few messages as keep their meaning: the fresh work as one, each swept one apart. */
-export function mergeWork(batch: RewardWork[]): RewardWork[] {
-  if (batch.length <= 1) return batch;
-  const fresh: Required<Omit<RewardWork, 'swept'>> = { cardIds: [], mailJobIds: [], expiredMailLeases: [] };
-  const out: RewardWork[] = [];
-  for (const work of batch) {
-    if (work.swept) {
-      out.push(work);
-      continue;
-    }
-    if (work.cardIds) fresh.cardIds.push(...work.cardIds);
-    if (work.mailJobIds) fresh.mailJobIds.push(...work.mailJobIds);
-    if (work.expiredMailLeases) fresh.expiredMailLeases.push(...work.expiredMailLeases);
-  }
-  const merged: RewardWork = {};
-  if (fresh.cardIds.length) merged.cardIds = fresh.cardIds;
-  if (fresh.mailJobIds.length) merged.mailJobIds = fresh.mailJobIds;
-  if (fresh.expiredMailLeases.length) merged.expiredMailLeases = fresh.expiredMailLeases;
-  if (Object.keys(merged).length) out.unshift(merged);
-  return out;
-}
-
 /** What the thread is started with (`workerData`). */
 export interface WorkerThreadData {
   config: AppConfig;
