@@ -84,7 +84,11 @@ export class RewardMailService {
         expiresAt: row.expires_at,
       });
       await this.mailer.send({ fromName: senderName, to: row.recipient_email, reference: `${row.id}-${mailJobId}`, ...email });
-      await this.dataSource.manager.update(MailJobEntity, { id: mailJobId, status: 'PENDING' }, { status: 'SENT', sentAt: new Date(), lastError: null });
+      // Plain SQL rather than manager.update, which builds an UpdateQueryBuilder per e-mail (the same statement).
+      await this.dataSource.query(`UPDATE mail_jobs SET status = 'SENT', sent_at = $2, last_error = NULL WHERE id = $1 AND status = 'PENDING'`, [
+        mailJobId,
+        new Date(),
+      ]);
       emailsSent.inc({ outcome: 'sent' });
       return 'sent';
     } catch (error) {
