@@ -23,6 +23,7 @@ export interface OutgoingMail {
 export class Mailer implements OnApplicationShutdown {
   private readonly transport: Transporter;
   private readonly fromAddress: string;
+  private outboxReady: Promise<unknown> | null = null;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.transport = config.smtpUrl
@@ -39,10 +40,26 @@ export class Mailer implements OnApplicationShutdown {
       html: mail.html,
       text: mail.text,
     });
-    if (!this.config.smtpUrl) {
-      const dir = resolve(this.config.mailOutboxDir);
+    if (!this.config.smtpUrl) await this.writeToOutbox(`${Date.now()}-${mail.reference}.eml`, (info as { message: Buffer }).message);
+  }
+
+  /**
+   * The outbox folder is made once, not before every message (a mkdir is a system call per e-mail);
+   * if it has been removed since, the write fails with ENOENT and the folder is made again.
+   */
+  private async writeToOutbox(name: string, message: Buffer): Promise<void> {
+    const dir = resolve(this.config.mailOutboxDir);
+    this.outboxReady ??= mkdir(dir, { recursive: true }).catch((error: unknown) => {
+      this.outboxReady = null;
+      throw error;
+    });
+    await this.outboxReady;
+    try {
+      await writeFile(join(dir, name), message);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       await mkdir(dir, { recursive: true });
-      await writeFile(join(dir, `${Date.now()}-${mail.reference}.eml`), (info as { message: Buffer }).message);
+      await writeFile(join(dir, name), message);
     }
   }
 

@@ -1,17 +1,58 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Base62 text of `bytes` random bytes; 16 bytes give 128 bits, never sequential. */
-export function randomToken(bytes = 16): string {
-  let value = BigInt(`0x${randomBytes(bytes).toString('hex')}`);
-  const width = Math.ceil((bytes * 8) / Math.log2(62));
-  let out = '';
-  for (let i = 0; i < width; i++) {
-    out = ALPHABET[Number(value % 62n)] + out;
-    value /= 62n;
+/**
+ * Random bytes are drawn from the CSPRNG (randomFillSync, what randomBytes uses) a page at a time and
+ * handed out in order, each handed-out byte zeroed in the pool: a send takes five tokens, and one
+ * call per token was a native job and a new Buffer each (Node's randomUUID pools the same way).
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function takeRandom(target: Uint8Array): void {
+  if (target.length > POOL_BYTES) {
+    randomFillSync(target);
+    return;
   }
-  return out;
+  if (poolOffset + target.length > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  target.set(pool.subarray(poolOffset, poolOffset + target.length));
+  pool.fill(0, poolOffset, poolOffset + target.length);
+  poolOffset += target.length;
+}
+
+/**
+ * Base62 text of `bytes` random bytes, most significant digit first and zero-padded to the width
+ * that any value of that many bytes needs; 16 bytes give 128 bits, never sequential. The bytes are
+ * read as one big-endian number and divided by 62 in place, one digit per pass (the same digits as
+ * BigInt arithmetic would give, without a BigInt per step).
+ */
+export function randomToken(bytes = 16): string {
+  const value = new Uint8Array(bytes);
+  takeRandom(value);
+  return base62(value);
+}
+
+/** `value` (big-endian; consumed) as base62 digits, padded to the width of its length. Exported for tests. */
+export function base62(value: Uint8Array): string {
+  const width = Math.ceil((value.length * 8) / Math.log2(62));
+  const digits = new Array<string>(width);
+  let start = 0;
+  for (let i = width - 1; i >= 0; i--) {
+    let remainder = 0;
+    while (start < value.length && value[start] === 0) start++;
+    for (let j = start; j < value.length; j++) {
+      const current = remainder * 256 + value[j];
+      value[j] = Math.floor(current / 62);
+      remainder = current % 62;
+    }
+    digits[i] = ALPHABET[remainder];
+  }
+  return digits.join('');
 }
 
 export type IdPrefix = 'acct' | 'usr' | 'key' | 'rw' | 'card' | 'evt' | 'we' | 'whd' | 'tu' | 'wtx' | 'oac' | 'conn' | 'mail' | 'ogr' | 'aud' | 'ses' | 'inv' | 'pwr';

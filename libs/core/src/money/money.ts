@@ -1,6 +1,18 @@
+/**
+ * One formatter per currency, built on first use: constructing an Intl.NumberFormat costs about a
+ * hundred times what formatting with one does, and every reward e-mail formats its value.
+ */
+const formatters = new Map<string, Intl.NumberFormat>();
+
 /** An amount of cents as people read it in `currency` (`$12.50`). */
 export function formatMoney(cents: number, currency: string): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);
+  let formatter = formatters.get(currency);
+  if (!formatter) {
+    // Built before it is kept: an unknown currency throws here, as it always has, and is not cached.
+    formatter = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+    formatters.set(currency, formatter);
+  }
+  return formatter.format(cents / 100);
 }
 
 /**

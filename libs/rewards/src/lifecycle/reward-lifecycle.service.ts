@@ -96,8 +96,8 @@ export class RewardLifecycle {
   }
 
   /** The reward's one redemption link token, the create response's (docs/redemption.md, One link). */
-  redemptionToken(reward: Pick<RewardEntity, 'id' | 'accountId'>): Promise<string> {
-    return this.rewards.redemptionToken(this.dataSource.manager, reward);
+  redemptionToken(reward: Pick<RewardEntity, 'id' | 'accountId'>, sealed?: string | null): Promise<string> {
+    return this.rewards.redemptionToken(this.dataSource.manager, reward, sealed);
   }
 
   /** The cards a recipient sees (all but cancelled ones), credentials in full: they hold the link. */

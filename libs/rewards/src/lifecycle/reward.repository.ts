@@ -245,9 +245,11 @@ export class RewardRepository {
   /**
    * The reward's one redemption token (docs/redemption.md, One link), read back from its sealed
    * copy. A reward sent before rewards kept one gets one now (several callers at once agree on one).
+   * `sealed`: the sealed copy when the caller has already read it with the reward (the e-mail does).
    */
-  async redemptionToken(manager: EntityManager, reward: Pick<RewardEntity, 'id' | 'accountId'>): Promise<string> {
+  async redemptionToken(manager: EntityManager, reward: Pick<RewardEntity, 'id' | 'accountId'>, sealed?: string | null): Promise<string> {
     const context = redemptionTokenContext(reward.id, reward.accountId);
+    if (sealed) return this.keyRing.decrypt(sealed, context);
     const read = async () => {
       const link = await manager.findOne(RedemptionLinkEntity, { where: { rewardId: reward.id, tokenSealed: Not(IsNull()) }, select: { tokenSealed: true } });
       return link ? this.keyRing.decrypt(link.tokenSealed!, context) : null;
