@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig, dataSourceOptions } from '@app/core';
+import { APP_CONFIG, AppConfig, dataSourceOptions, SESSION_OPTIONS } from '@app/core';
 
 /**
  * The database connections of the webhook pipeline's own bookkeeping: the relay's fan-out, the
@@ -38,7 +38,7 @@ export const webhookBookkeepingProviders: Provider[] = [
       const dataSource = new DataSource({
         ...base,
         migrations: [],
-        extra: { ...(base.extra as object), max: POOL_SIZE, options: '-c synchronous_commit=off', application_name: 'rewards-webhooks' },
+        extra: { ...(base.extra as object), max: POOL_SIZE, options: `${SESSION_OPTIONS} -c synchronous_commit=off`, application_name: 'rewards-webhooks' },
       });
       return dataSource.initialize();
     },
