@@ -21,28 +21,28 @@ export function entityRow<T extends ObjectLiteral>(metadata: EntityMetadata, ent
  * name to the entity's properties, each column's transformer applied as TypeORM's own reads apply it.
  * Columns TypeORM does not select (`select: false`) are left out. A timestamp that arrives as text
  * (a row inside `json_agg`, where it is ISO 8601) becomes a Date, as the driver makes one of a column.
- * The function is compiled once per entity into one object literal (a list page maps hundreds of
- * rows, and a literal of fixed shape costs a fraction of setting properties one by one).
+ * The columns are worked out once per entity; mapping a row is one pass over them.
  */
 export function entityFromRow<T extends ObjectLiteral>(metadata: EntityMetadata): (row: Record<string, unknown>) => T {
-  const transformers: ValueTransformer[] = [];
   const fields = metadata.columns
     .filter((column) => column.isSelect)
     .map((column) => {
-      let value = `row[${JSON.stringify(column.databaseName)}]`;
-      if (column.type === 'timestamptz' || column.type === 'timestamp with time zone') value = `date(${value})`;
-      const transformer = column.transformer;
-      if (transformer) {
-        if (Array.isArray(transformer)) throw new Error(`entityFromRow: ${metadata.name}.${column.propertyName} has several transformers`);
-        value = `transformers[${transformers.push(transformer) - 1}].from(${value})`;
-      }
-      return `${JSON.stringify(column.propertyName)}: ${value}`;
+      const transformer = column.transformer as ValueTransformer | ValueTransformer[] | undefined;
+      if (Array.isArray(transformer)) throw new Error(`entityFromRow: ${metadata.name}.${column.propertyName} has several transformers`);
+      return {
+        property: column.propertyName,
+        column: column.databaseName,
+        isDate: column.type === 'timestamptz' || column.type === 'timestamp with time zone',
+        transformer,
+      };
     });
-  const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : value);
-  // The source is built from the entity's own metadata (column and property names), never from outside input.
-  const build = new Function('transformers', 'date', `return (row) => ({ ${fields.join(', ')} });`) as (
-    transformers: ValueTransformer[],
-    date: (value: unknown) => unknown,
-  ) => (row: Record<string, unknown>) => T;
-  return build(transformers, date);
+  return (row) => {
+    const entity: Record<string, unknown> = {};
+    for (const field of fields) {
+      let value = row[field.column];
+      if (field.isDate && typeof value === 'string') value = new Date(value);
+      entity[field.property] = field.transformer ? field.transformer.from(value) : value;
+    }
+    return entity as T;
+  };
 }
