@@ -64,19 +64,9 @@ interface PagePlan {
   reversed: boolean;
 }
 
-/** `:name` parameters (as TypeORM takes them) as `$n` ones; `::` casts are left alone. */
-function positional(sql: string, named: Record<string, unknown>): { sql: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const index = new Map<string, number>();
-  const text = sql.replace(/(?<!:):([A-Za-z_]\w*)/g, (_, name: string) => {
-    if (!(name in named)) throw new Error(`list page: no value for :${name}`);
-    let n = index.get(name);
-    if (n === undefined) {
-      n = params.push(named[name]);
-      index.set(name, n);
-    }
-    return `$${n}`;
-  });
+/** `:name` parameters as `$n` ones, the way TypeORM's query builder turns them (its Postgres driver). */
+function positional(manager: EntityManager, sql: string, named: Record<string, unknown>): { sql: string; params: unknown[] } {
+  const [text, params] = manager.connection.driver.escapeQueryWithParameters(sql, named, {});
   return { sql: text, params };
 }
 
@@ -113,7 +103,7 @@ export async function readListPage(
     spec.countedAs !== null ? listTotalSql(':accountId', ':countedAs') : `(SELECT count(*) FROM ${table} n WHERE ${matching('n')})`;
   if (spec.countedAs !== null) params.countedAs = spec.countedAs;
   const readTotal = async (): Promise<number> => {
-    const { sql, params: values } = positional(`SELECT ${totalSql} AS n`, params);
+    const { sql, params: values } = positional(manager, `SELECT ${totalSql} AS n`, params);
     const [row]: { n: string }[] = await manager.query(sql, values);
     return Number(row.n);
   };
@@ -128,6 +118,7 @@ export async function readListPage(
   if (plan === null) rows = [];
   else if (select) {
     const { sql, params: values } = positional(
+      manager,
       select.sql(
         `SELECT t.*${total === null ? `, ${totalSql} AS list_total` : ''} FROM ${table} t WHERE ${plan.where}
           ORDER BY ${orderOf('t', plan.direction)} LIMIT :limit${plan.skip > 0 ? ' OFFSET :skip' : ''}`,
