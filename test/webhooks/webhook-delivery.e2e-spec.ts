@@ -156,6 +156,29 @@ describe('webhook delivery', () => {
     expect(detail.body.attempts).toEqual([attempt(1, 500, false, 'HTTP 500'), attempt(2, 500, false, 'HTTP 500'), attempt(3, 200, true, null)]);
   });
 
+  it('a manual retry of a delivery that succeeded sends it again, and its history keeps both successes', async () => {
+    const { merchant, id, path } = await merchantWithEndpoint();
+    await topUp(merchant);
+    const [first] = await eventually(async () => {
+      const list = await deliveries(merchant, id);
+      return list[0]?.status === 'SUCCEEDED' && list;
+    });
+    const api = t.api.as(merchant.key);
+    const shown = async () => (await api.get(`/v1/webhook-endpoints/${id}/deliveries/${first.id}`)).body.attempts;
+    const once = await shown();
+    expect(once).toEqual([{ attempt: 1, succeeded: true, responseStatus: 200, error: null, startedAt: expect.any(String), durationMs: expect.any(Number) }]);
+    expect(first.lastAttemptAt).toBe(once[0].startedAt);
+
+    receiver.respondInSequence(path, [201]);
+    expect((await api.post(`/v1/webhook-endpoints/${id}/deliveries/${first.id}/retry`)).status).toBe(202);
+    await eventually(async () => {
+      const list = await deliveries(merchant, id);
+      return list[0]?.status === 'SUCCEEDED' && list[0].attempts === 2;
+    });
+    expect(receiver.at(path).map((r) => r.json.id)).toEqual([first.eventId, first.eventId]);
+    expect(await shown()).toEqual([once[0], { attempt: 2, succeeded: true, responseStatus: 201, error: null, startedAt: expect.any(String), durationMs: expect.any(Number) }]);
+  });
+
   it('a 429 or 503 with Retry-After is retried no sooner than asked', async () => {
     const { merchant, path } = await merchantWithEndpoint();
     receiver.respondInSequence(path, [{ status: 503, headers: { 'Retry-After': '2' } }]);

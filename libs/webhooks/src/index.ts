@@ -5,6 +5,7 @@ export * from './entities/webhook-delivery.entity';
 export * from './targets/dns-resolver';
 export * from './delivery/webhook-signer';
 export { WebhookDeliverer } from './delivery/webhook-deliverer';
+export { WebhookDeliveriesService } from './webhook-deliveries.service';
 export { WebhookRelay } from './delivery/webhook-relay';
 export { WEBHOOK_BOOKKEEPING_DB } from './delivery/webhook-bookkeeping';
 export { MAX_SOCKETS_PER_ENDPOINT } from './delivery/webhook-http-client';

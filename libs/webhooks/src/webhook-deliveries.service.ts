@@ -34,6 +34,8 @@ export class WebhookDeliveriesService {
     const delivery = await this.deliveries.findOneBy({ id: deliveryId, endpointId, accountId });
     if (!delivery) throw new NotFoundError('Webhook delivery');
     const attempts = await this.attempts.find({ where: { deliveryId }, order: { attempt: 'ASC' } });
+    const success = keptSuccess(delivery);
+    if (success && !attempts.some((a) => a.attempt === success.attempt)) attempts.push(success);
     return { delivery, attempts };
   }
 
@@ -63,7 +65,14 @@ export class WebhookDeliveriesService {
     if (!delivery) throw new NotFoundError('Webhook delivery');
     if (!endpoint.active) throw new ValidationError('The endpoint is paused; reactivate it (PATCH active: true) before retrying.');
     const [rows] = (await this.deliveries.query(
-      `UPDATE webhook_deliveries SET status = 'PENDING', next_attempt_at = clock_timestamp()
+      // A success kept on the delivery row becomes an attempt row before the row moves on to the next attempt.
+      `WITH kept AS (
+         INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, succeeded, response_status, error)
+         SELECT id, attempts, last_attempt_at, last_attempt_duration_ms, true, response_status, NULL FROM webhook_deliveries
+          WHERE id = $1 AND status = 'SUCCEEDED' AND last_attempt_duration_ms IS NOT NULL
+         ON CONFLICT (delivery_id, attempt) DO NOTHING
+       )
+       UPDATE webhook_deliveries SET status = 'PENDING', next_attempt_at = clock_timestamp(), last_attempt_duration_ms = NULL
         WHERE id = $1 AND status IN ('FAILED', 'SUCCEEDED') RETURNING attempts`,
       [deliveryId],
     )) as [{ attempts: number }[], number];
@@ -104,4 +113,21 @@ export class WebhookDeliveriesService {
     if (!endpoint) throw new NotFoundError('Webhook endpoint');
     return endpoint;
   }
+}
+
+/**
+ * The attempt that succeeded, as kept on its delivery row (a success gets no attempt row of its own;
+ * docs/webhooks.md, Attempts); null when the delivery has not succeeded, or succeeded before that rule.
+ */
+function keptSuccess(delivery: WebhookDeliveryEntity): WebhookDeliveryAttemptEntity | null {
+  if (delivery.status !== 'SUCCEEDED' || delivery.lastAttemptDurationMs === null || !delivery.lastAttemptAt) return null;
+  return Object.assign(new WebhookDeliveryAttemptEntity(), {
+    deliveryId: delivery.id,
+    attempt: delivery.attempts,
+    startedAt: delivery.lastAttemptAt,
+    durationMs: delivery.lastAttemptDurationMs,
+    succeeded: true,
+    responseStatus: delivery.responseStatus,
+    error: null,
+  });
 }

@@ -13,6 +13,10 @@ import { APP_CONFIG, AppConfig, dataSourceOptions, SESSION_OPTIONS } from '@app/
  * and a crash can lose only the last fraction of a second of bookkeeping, in commit order, as a whole:
  * an event fanned out again (same event id, so the receiver's de-duplication holds), a claim or an
  * outcome forgotten so the attempt is made again. Delivery stays at least once; no event is lost.
+ *
+ * They also run with bitmap scans off: the claim must walk the (endpoint, next attempt) index in order
+ * and stop at its limit, and a planner misled by stale statistics after a burst chose a bitmap scan of
+ * every pending entry of the endpoint instead (docs/webhooks.md, Throughput).
  */
 export const WEBHOOK_BOOKKEEPING_DB = Symbol('WEBHOOK_BOOKKEEPING_DB');
 
@@ -38,7 +42,7 @@ export const webhookBookkeepingProviders: Provider[] = [
       const dataSource = new DataSource({
         ...base,
         migrations: [],
-        extra: { ...(base.extra as object), max: POOL_SIZE, options: `${SESSION_OPTIONS} -c synchronous_commit=off`, application_name: 'rewards-webhooks' },
+        extra: { ...(base.extra as object), max: POOL_SIZE, options: `${SESSION_OPTIONS} -c synchronous_commit=off -c enable_bitmapscan=off`, application_name: 'rewards-webhooks' },
       });
       return dataSource.initialize();
     },

@@ -28,12 +28,20 @@ const HEARTBEAT_MS = 1_000;
  * recorded (not only while the request is under way), so a recorder that falls behind slows the
  * claims down instead of piling up leases.
  */
-export const MAX_IN_FLIGHT = 512;
+export const MAX_IN_FLIGHT = 2048;
 /**
  * While some of its attempts are under way, an endpoint claims more only once this many of its
  * connections are free, so claims stay batches rather than one delivery at a time.
  */
 const REFILL_AT = Math.max(1, Math.floor(MAX_SOCKETS_PER_ENDPOINT / 4));
+/**
+ * Fresh deliveries the relay may lease to one endpoint of this process at once, counting those under
+ * way: twice its connections, so a fan-out of a burst of events leases them all (no later claim, no
+ * second write before the attempt) and the ones past the connection limit wait here, leased, for a
+ * connection to free up (milliseconds: an attempt takes tens of them). Claims still stop at the
+ * connection limit.
+ */
+const MAX_LEASED_PER_ENDPOINT = 2 * MAX_SOCKETS_PER_ENDPOINT;
 /** Opened signing secrets kept by one process (see openSecret). */
 const OPENED_SECRETS_MAX = 1_000;
 
@@ -52,8 +60,12 @@ export interface ClaimedDelivery {
 
 interface EndpointState {
   id: string;
-  /** Attempts of this endpoint under way (claimed, and not yet answered). */
+  /** Attempts of this endpoint held (claimed or leased by the relay, and not yet answered), sending or waiting for a connection. */
   inFlight: number;
+  /** Attempts of this endpoint sending now (at most MAX_SOCKETS_PER_ENDPOINT). */
+  sending: number;
+  /** Attempts waiting for one of the endpoint's connections. */
+  connectionWaiters: (() => void)[];
   /** Due deliveries may be waiting: claim again. */
   wanted: boolean;
   running: Promise<void> | null;
@@ -190,7 +202,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   private stateOf(endpointId: string): EndpointState {
     let state = this.endpoints.get(endpointId);
     if (!state) {
-      state = { id: endpointId, inFlight: 0, wanted: false, running: null };
+      state = { id: endpointId, inFlight: 0, sending: 0, connectionWaiters: [], wanted: false, running: null };
       this.endpoints.set(endpointId, state);
     }
     return state;
@@ -205,7 +217,10 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   reserve(endpointId: string, wanted: number): number {
     if (this.stopping || wanted <= 0) return 0;
     const state = this.stateOf(endpointId);
-    const free = Math.min(MAX_SOCKETS_PER_ENDPOINT - state.inFlight, MAX_IN_FLIGHT - this.held.size - this.reserved);
+    // While the endpoint's claim loop runs, due deliveries may be waiting in the table: fresh ones queue
+    // behind them (created due, claimed oldest first) rather than going out ahead of them.
+    if (state.running) return 0;
+    const free = Math.min(MAX_LEASED_PER_ENDPOINT - state.inFlight, MAX_IN_FLIGHT - this.held.size - this.reserved);
     const taken = Math.max(0, Math.min(wanted, free));
     state.inFlight += taken;
     this.reserved += taken;
@@ -228,7 +243,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
 
   private async claimLoop(state: EndpointState): Promise<void> {
     while (state.wanted && !this.stopping) {
-      const free = Math.min(MAX_SOCKETS_PER_ENDPOINT - state.inFlight, MAX_IN_FLIGHT - this.held.size - this.reserved);
+      const free = Math.min(MAX_LEASED_PER_ENDPOINT - state.inFlight, MAX_IN_FLIGHT - this.held.size - this.reserved);
       if (free <= 0 || (free < REFILL_AT && state.inFlight > 0)) {
         await this.slotFreed();
         continue;
@@ -268,7 +283,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
          FROM e
         WHERE d.id IN (
                 SELECT id FROM webhook_deliveries
-                 WHERE endpoint_id = (SELECT id FROM e) AND status = 'PENDING' AND next_attempt_at <= clock_timestamp() + interval '1 second'
+                 WHERE endpoint_id = (SELECT id FROM e) AND status = 'PENDING' AND next_attempt_at <= now() + interval '1 second'
                  ORDER BY next_attempt_at
                  LIMIT $2
                    FOR UPDATE SKIP LOCKED)
@@ -296,6 +311,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   }
 
   private async attempt(state: EndpointState, delivery: ClaimedDelivery, target: Promise<TargetResult>, checkedAt: number): Promise<void> {
+    await this.connectionOf(state);
     const started = new Date();
     let outcome: HttpOutcome;
     try {
@@ -303,6 +319,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
     } catch (error) {
       outcome = { status: null, error: (error as Error).message.slice(0, 300), retryAfter: undefined, durationMs: Date.now() - checkedAt };
     } finally {
+      this.releaseConnection(state);
       state.inFlight -= 1;
       this.wakeWaiters();
     }
@@ -379,6 +396,24 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
       retryNotBefore,
       gone,
     };
+  }
+
+  /**
+   * Takes one of the endpoint's connections, or waits for one. A freed connection is handed to the
+   * attempt that has waited longest (never taken by a newcomer first), so no attempt waits for long.
+   */
+  private connectionOf(state: EndpointState): Promise<void> | void {
+    if (state.sending < MAX_SOCKETS_PER_ENDPOINT) {
+      state.sending += 1;
+      return;
+    }
+    return new Promise<void>((resolve) => state.connectionWaiters.push(resolve));
+  }
+
+  private releaseConnection(state: EndpointState): void {
+    const next = state.connectionWaiters.shift();
+    if (next) next(); // the connection passes to it: `sending` stays as it is
+    else state.sending -= 1;
   }
 
   private slotFreed(): Promise<void> {

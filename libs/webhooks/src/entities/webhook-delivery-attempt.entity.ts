@@ -3,13 +3,10 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 /** One HTTP attempt of a delivery, kept for the merchant debugging a receiver. */
 @Entity('webhook_delivery_attempts')
 export class WebhookDeliveryAttemptEntity {
-  @PrimaryColumn({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', insert: false, update: false })
-  id: string;
-
-  @Column({ name: 'delivery_id', type: 'text' })
+  @PrimaryColumn({ name: 'delivery_id', type: 'text' })
   deliveryId: string;
 
-  @Column('integer')
+  @PrimaryColumn('integer')
   attempt: number;
 
   @Column({ name: 'started_at', type: 'timestamptz' })

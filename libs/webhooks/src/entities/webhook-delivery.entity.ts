@@ -46,6 +46,13 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'last_attempt_at', type: 'timestamptz', nullable: true })
   lastAttemptAt: Date | null;
 
+  /**
+   * How long the attempt that succeeded took; set only on a success, which is kept on this row rather
+   * than as an attempt row of its own (docs/webhooks.md, Attempts).
+   */
+  @Column({ name: 'last_attempt_duration_ms', type: 'integer', nullable: true })
+  lastAttemptDurationMs: number | null;
+
   /** When the next attempt is due; null when none is (finished, or parked while the endpoint is paused). */
   @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null;

@@ -13,6 +13,7 @@ import { ListCounts1763950000000 } from './1763950000000-list-counts';
 import { WalletLedgerPerStatement1763960000000 } from './1763960000000-wallet-ledger-per-statement';
 import { DeliveryLeases1763970000000 } from './1763970000000-delivery-leases';
 import { ListCountChangesFine1763975000000 } from './1763975000000-list-count-changes-fine';
+import { WebhookDeliveryWrites1763980000000 } from './1763980000000-webhook-delivery-writes';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   WalletLedgerPerStatement1763960000000,
   DeliveryLeases1763970000000,
   ListCountChangesFine1763975000000,
+  WebhookDeliveryWrites1763980000000,
 ];
