@@ -11,7 +11,7 @@ const { round, stats } = require('./numbers');
 const BIG = Number(process.env.BENCH_SCALE_REWARDS || 1_000_000);
 const SMALL = 1_000;
 const CHUNK = 100_000;
-const SAMPLES = 40;
+const SAMPLES = 100;
 
 /**
  * `count` rewards for `accountId` in chunks of generate_series: statuses SENT, REDEEMED (with an
@@ -49,17 +49,29 @@ async function merchant(name) {
   return { accountId, key };
 }
 
-/** p50 of one request at a time (after a warm-up), so the figure is the read's cost, not the queue's. */
-async function timed(key, path) {
-  const ms = [];
+/** Milliseconds of one GET (it must answer 200). */
+async function timedOnce(key, path) {
+  const started = process.hrtime.bigint();
+  const res = await api(key, 'GET', path);
+  const took = Number(process.hrtime.bigint() - started) / 1e6;
+  if (res.status !== 200) throw new Error(`scale: ${path} answered ${res.status}`);
+  return took;
+}
+
+/**
+ * p50 of one request at a time (after a warm-up), so the figure is the read's cost, not the queue's;
+ * the two merchants' requests alternate, so a change in the machine's load falls on both alike.
+ */
+async function timedPair(big, small) {
+  const ms = { big: [], small: [] };
   for (let i = 0; i < SAMPLES + 5; i++) {
-    const started = process.hrtime.bigint();
-    const res = await api(key, 'GET', path);
-    const took = Number(process.hrtime.bigint() - started) / 1e6;
-    if (res.status !== 200) throw new Error(`scale: ${path} answered ${res.status}`);
-    if (i >= 5) ms.push(took);
+    const onBig = await timedOnce(big.key, big.path);
+    const onSmall = await timedOnce(small.key, small.path);
+    if (i < 5) continue;
+    ms.big.push(onBig);
+    ms.small.push(onSmall);
   }
-  return stats(ms);
+  return { big: stats(ms.big), small: stats(ms.small) };
 }
 
 async function scalePhase(ctx) {
@@ -81,8 +93,7 @@ async function scalePhase(ctx) {
   ];
   const figures = { seededRewards: { big: BIG, small: SMALL }, deepPage, p50Ms: {} };
   for (const [name, path] of reads) {
-    const onBig = await timed(big.key, path(big));
-    const onSmall = await timed(small.key, path(small));
+    const { big: onBig, small: onSmall } = await timedPair({ key: big.key, path: path(big) }, { key: small.key, path: path(small) });
     figures.p50Ms[name] = { big: onBig.p50, small: onSmall.p50, ratio: round(onBig.p50 / onSmall.p50, 2), bigPath: path(big) };
     log(`scale: ${name} p50 ${onBig.p50} ms (${BIG}) vs ${onSmall.p50} ms (${SMALL})`);
   }

@@ -53,45 +53,44 @@ export async function readListTotals(manager: EntityManager, accountId: string, 
   return totals;
 }
 
-/** Walks blocks newest first until the one holding row number `offset`; how many rows come before it. */
-function within(rows: { block: string; n: string }[], offset: number): { block: bigint; passed: number } | null {
-  let passed = 0;
-  for (const row of rows) {
-    const n = Number(row.n);
-    if (passed + n > offset) return { block: BigInt(row.block), passed };
-    passed += n;
-  }
-  return null;
-}
-
 /**
- * Where row number `offset` (0-based, newest first) of a seq-ordered list lies: in the fine block
- * of seq values [`from`, `before`), after skipping `skip` rows of it (null bounds: from the top of
- * the list, `skip` at most 4,096), so the skip is bounded by 4,096 seq values whichever index the
- * planner walks (docs/pagination.md, Deep pages). Null past the end.
+ * A list's total and, for a seq-ordered list, where row number `offset` (0-based, newest first)
+ * lies: in the fine block of seq values [`from`, `before`), after skipping `skip` rows of it (null
+ * bounds: from the top of the list, `skip` at most 4,096), so the skip is bounded by 4,096 seq values
+ * whichever index the planner walks (docs/pagination.md, Deep pages). `start` is null past the end.
+ * One statement: the total, the coarse block holding the offset (the blocks' running sums, newest
+ * first) and the fine block inside it.
  */
 export async function locateOffset(
   manager: EntityManager,
   accountId: string,
   list: string,
   offset: number,
-  total: number,
-): Promise<{ from: string | null; before: string | null; skip: number } | null> {
-  if (offset >= total) return null;
-  if (offset <= DIRECT_SKIP_LIMIT) return { from: null, before: null, skip: offset };
-  const coarse = within(await manager.query(levelSql(1, ''), [accountId, list]), offset);
-  if (!coarse) return null;
-  const first = coarse.block << (COARSE_BITS - FINE_BITS);
-  const last = ((coarse.block + 1n) << (COARSE_BITS - FINE_BITS)) - 1n;
-  const fine = within(
-    await manager.query(levelSql(2, 'AND block BETWEEN $3 AND $4'), [accountId, list, first.toString(), last.toString()]),
-    offset - coarse.passed,
+): Promise<{ total: number; start: { from: string | null; before: string | null; skip: number } | null }> {
+  const spread = COARSE_BITS - FINE_BITS;
+  const [row]: { total: string; coarse_passed: string | null; fine_block: string | null; fine_passed: string | null }[] = await manager.query(
+    `WITH coarse AS (
+       SELECT block, n, sum(n) OVER (ORDER BY block DESC) - n AS passed FROM (${levelSql(1, '')}) AS c
+     ), at_coarse AS (
+       SELECT block, passed FROM coarse WHERE passed + n > $3 ORDER BY block DESC LIMIT 1
+     ), fine AS (
+       SELECT block, n, sum(n) OVER (ORDER BY block DESC) - n AS passed
+         FROM (${levelSql(2, `AND block BETWEEN (SELECT block << ${spread} FROM at_coarse) AND (SELECT ((block + 1) << ${spread}) - 1 FROM at_coarse)`)}) AS f
+     ), at_fine AS (
+       SELECT block, passed FROM fine WHERE passed + n > $3 - (SELECT passed FROM at_coarse) ORDER BY block DESC LIMIT 1
+     )
+     SELECT ${listTotalSql('$1', '$2')} AS total, (SELECT passed FROM at_coarse) AS coarse_passed, f.block AS fine_block, f.passed AS fine_passed
+       FROM (SELECT 1) AS one LEFT JOIN at_fine f ON true`,
+    [accountId, list, offset],
   );
-  if (!fine) return null;
+  const total = Number(row.total);
+  if (offset >= total) return { total, start: null };
+  if (offset <= DIRECT_SKIP_LIMIT) return { total, start: { from: null, before: null, skip: offset } };
+  if (row.fine_block === null) return { total, start: null };
+  const block = BigInt(row.fine_block);
   return {
-    from: (fine.block << FINE_BITS).toString(),
-    before: ((fine.block + 1n) << FINE_BITS).toString(),
-    skip: offset - coarse.passed - fine.passed,
+    total,
+    start: { from: (block << FINE_BITS).toString(), before: ((block + 1n) << FINE_BITS).toString(), skip: offset - Number(row.coarse_passed) - Number(row.fine_passed) },
   };
 }
 

@@ -111,8 +111,10 @@ export async function readListPage(
   const cursor = window.startingAfter ?? window.endingBefore;
   const offset = (window.page - 1) * window.pageSize;
   const placed = cursor === undefined && spec.countedAs !== null && spec.order === 'seq';
-  // The counts place a deep page, and need the total first; any other page reads it alongside.
-  let total: number | null = select && !(placed && offset > DIRECT_SKIP_LIMIT) ? null : await readTotal();
+  // The counts place a deep page, and read the total with it; any other page reads it alongside.
+  const deep = placed && offset > DIRECT_SKIP_LIMIT;
+  const located = deep ? await locateOffset(manager, spec.accountId, spec.countedAs!, offset) : null;
+  let total: number | null = located ? located.total : select ? null : await readTotal();
   const plan = await planPage();
   let rows: unknown[];
   if (plan === null) rows = [];
@@ -163,8 +165,7 @@ export async function readListPage(
     }
     if (placed) {
       // Up to 4,096 rows deep the page skips from the top of the list (past the end: no row).
-      const start =
-        offset <= DIRECT_SKIP_LIMIT ? { from: null, before: null, skip: offset } : await locateOffset(manager, spec.accountId, spec.countedAs!, offset, total!);
+      const start = located ? located.start : { from: null, before: null, skip: offset };
       if (!start) return null;
       const within = start.before ? 'AND s.seq >= :from AND s.seq < :before' : '';
       return {
