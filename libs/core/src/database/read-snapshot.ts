@@ -4,11 +4,17 @@ import type { DataSource, EntityManager } from 'typeorm';
  * Runs `work` in one REPEATABLE READ, READ ONLY transaction, so every statement it makes sees the
  * same committed state: a reward and its cards as one transaction left them, a page and its total
  * as of one moment (docs/pagination.md, One snapshot). One BEGIN and one COMMIT more than a plain read.
+ *
+ * These reads take the first rows of an index in order (a page) or look rows up by key, so they run
+ * with bitmap scans off: when the planner underestimates an account's rows (statistics not yet
+ * refreshed after a burst of writes, or one merchant far larger than the average), a bitmap scan
+ * reads and sorts every row of the account to return a page of 100.
  */
 export async function readSnapshot<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
   const runner = dataSource.createQueryRunner();
   try {
-    await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // Without bitmap scans (docs/operations.md, Database sessions); one round trip for both statements.
+    await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL enable_bitmapscan = off');
     try {
       const result = await work(runner.manager);
       await runner.query('COMMIT');
