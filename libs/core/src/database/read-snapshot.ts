@@ -6,15 +6,18 @@ import type { DataSource, EntityManager } from 'typeorm';
  * as of one moment (docs/pagination.md, One snapshot). One BEGIN and one COMMIT more than a plain read.
  *
  * These reads take the first rows of an index in order (a page) or look rows up by key, so they run
- * with bitmap scans off: when the planner underestimates an account's rows (statistics not yet
- * refreshed after a burst of writes, or one merchant far larger than the average), a bitmap scan
- * reads and sorts every row of the account to return a page of 100.
+ * with bitmap and sequential scans off and without parallel workers: when the planner underestimates
+ * an account's rows (statistics not yet refreshed after a burst of writes, or one merchant far larger
+ * than the average), a bitmap or a parallel sequential scan reads and sorts every row of the account
+ * to return a page of 100. Every table they read has the index they need.
  */
 export async function readSnapshot<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
   const runner = dataSource.createQueryRunner();
   try {
-    // Without bitmap scans (docs/operations.md, Database sessions); one round trip for both statements.
-    await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL enable_bitmapscan = off');
+    // Index scans in order, not in parallel (docs/operations.md, Database sessions); one round trip for all four statements.
+    await runner.query(
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0',
+    );
     try {
       const result = await work(runner.manager);
       await runner.query('COMMIT');
