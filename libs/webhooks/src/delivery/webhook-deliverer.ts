@@ -30,16 +30,16 @@ const HEARTBEAT_MS = 1_000;
  */
 export const MAX_IN_FLIGHT = 2048;
 /**
- * While some of its attempts are under way, an endpoint claims more only once this many of its
- * connections are free, so claims stay batches rather than one delivery at a time.
+ * While some of its attempts are held, an endpoint claims more only once it may hold this many more,
+ * so claims stay batches rather than one delivery at a time.
  */
 const REFILL_AT = Math.max(1, Math.floor(MAX_SOCKETS_PER_ENDPOINT / 4));
 /**
- * Fresh deliveries the relay may lease to one endpoint of this process at once, counting those under
- * way: twice its connections, so a fan-out of a burst of events leases them all (no later claim, no
- * second write before the attempt) and the ones past the connection limit wait here, leased, for a
- * connection to free up (milliseconds: an attempt takes tens of them). Claims still stop at the
- * connection limit.
+ * Attempts one endpoint's deliveries may hold in this process at once, leased by the relay or
+ * claimed, counting those under way: twice its connections, so a fan-out of a burst of events
+ * leases them all (no later claim, no second write before the attempt) and the ones past the
+ * connection limit wait here, leased, for a connection to free up (milliseconds: an attempt takes
+ * tens of them).
  */
 const MAX_LEASED_PER_ENDPOINT = 2 * MAX_SOCKETS_PER_ENDPOINT;
 /** Opened signing secrets kept by one process (see openSecret). */
@@ -72,9 +72,9 @@ interface EndpointState {
 }
 
 /**
- * Sends the due deliveries of an endpoint: claims them in batches (one UPDATE … SKIP LOCKED leases
- * up to as many as the endpoint has free connections, so a claimed delivery never waits for a
- * socket and the lease holds), checks the target once per batch, POSTs each signed body over the
+ * Sends the due deliveries of an endpoint: claims them in batches, oldest first (one UPDATE … SKIP
+ * LOCKED leases up to what the endpoint may hold, MAX_LEASED_PER_ENDPOINT; attempts past its
+ * connections wait, leased and renewed, for one to free up), checks the target once per batch, POSTs each signed body over the
  * endpoint's kept-alive connections, and hands the outcomes to the recorder, which writes them in
  * groups. Fresh deliveries mostly come from the relay already leased (`reserve`, then `adopt`
  * after its commit), without a claim. `kick` is called by the relay after a fan-out commits, by the sweep, and by the queue
