@@ -55,9 +55,10 @@ export async function readListTotals(manager: EntityManager, accountId: string, 
 
 /**
  * A list's total and, for a seq-ordered list, where row number `offset` (0-based, newest first)
- * lies: in the fine block of seq values [`from`, `before`), after skipping `skip` rows of it (null
- * bounds: from the top of the list, `skip` at most 4,096), so the skip is bounded by 4,096 seq values
- * whichever index the planner walks (docs/pagination.md, Deep pages). `start` is null past the end.
+ * lies: in the fine block of seq values [`from`, `before`), after skipping `skip` rows of it, so the
+ * skip is bounded by 4,096 seq values whichever index the planner walks (docs/pagination.md, Deep
+ * pages). For deep offsets only: up to DIRECT_SKIP_LIMIT the page skips from the top of the list
+ * without reading counts (list-page.ts). `start` is null past the end.
  * One statement: the total, the coarse block holding the offset (the blocks' running sums, newest
  * first) and the fine block inside it.
  */
@@ -66,7 +67,7 @@ export async function locateOffset(
   accountId: string,
   list: string,
   offset: number,
-): Promise<{ total: number; start: { from: string | null; before: string | null; skip: number } | null }> {
+): Promise<{ total: number; start: { from: string; before: string; skip: number } | null }> {
   const spread = COARSE_BITS - FINE_BITS;
   const [row]: { total: string; coarse_passed: string | null; fine_block: string | null; fine_passed: string | null }[] = await manager.query(
     `WITH coarse AS (
@@ -84,9 +85,7 @@ export async function locateOffset(
     [accountId, list, offset],
   );
   const total = Number(row.total);
-  if (offset >= total) return { total, start: null };
-  if (offset <= DIRECT_SKIP_LIMIT) return { total, start: { from: null, before: null, skip: offset } };
-  if (row.fine_block === null) return { total, start: null };
+  if (offset >= total || row.fine_block === null) return { total, start: null };
   const block = BigInt(row.fine_block);
   return {
     total,
