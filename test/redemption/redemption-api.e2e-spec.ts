@@ -78,6 +78,28 @@ describe('redemption JSON API (/r/{token}/api)', () => {
     expect(card.credentials.every((c: any) => !c.value.includes('•'))).toBe(true);
   });
 
+  it('every view while a card issues shows one committed state: an issued card never beside the status from before it', async () => {
+    const sent = await Promise.all(Array.from({ length: 6 }, () => send(fixedReward(picks.fixedUsd))));
+    const views: { status: string; card: string | undefined }[] = [];
+    // Several recipients' tabs polling as fast as they can while the worker issues the cards.
+    await Promise.all(
+      sent.flatMap(({ token }) =>
+        Array.from({ length: 3 }, async () => {
+          for (;;) {
+            const res = await recipient.state(token);
+            expect(res.status).toBe(200);
+            const card = res.body.cards[0]?.status;
+            views.push({ status: res.body.reward.status, card });
+            if (card === 'ISSUED') return;
+          }
+        }),
+      ),
+    );
+    const mixed = views.filter(({ status, card }) => (card === 'ISSUED') !== (status === 'REDEEMED'));
+    expect({ views: views.length, mixed }).toEqual({ views: expect.any(Number), mixed: [] });
+    expect(views.some(({ card }) => card === 'PENDING')).toBe(true);
+  });
+
   it('CHOICE: only items in the reward currency, only the allowed brands, amounts in cents', async () => {
     const allowed = await send(choiceReward(5_000, { allowedBrandKeys: [picks.usdBrandKey] }));
     const state = (await recipient.state(allowed.token)).body;

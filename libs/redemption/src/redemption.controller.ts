@@ -89,7 +89,8 @@ export class RedemptionController {
     if (refused) return refused;
     const reward = await this.redemption.find(token);
     if (!reward) return this.miss(req);
-    return this.redemption.state(await this.redemption.markOpened(reward));
+    await this.redemption.markOpened(reward);
+    return this.redemption.state(reward);
   }
 
   private async admit(req: Request, res: Response): Promise<Refusal | null> {

@@ -25,12 +25,13 @@ export class RedemptionService {
   }
 
   /** First view: see RewardLifecycle.open. */
-  markOpened(reward: RedeemableReward): Promise<RedeemableReward> {
+  markOpened(reward: RedeemableReward): Promise<void> {
     return this.lifecycle.open(reward);
   }
 
-  async state(reward: RedeemableReward): Promise<RedemptionStateView> {
-    const [account, cards] = await Promise.all([this.accounts.get(reward.accountId), this.lifecycle.recipientCards(reward.id)]);
+  /** What the recipient sees now: the reward and its cards as one committed state, with the sender's branding. */
+  async state(found: RedeemableReward): Promise<RedemptionStateView> {
+    const [{ reward, cards }, account] = await Promise.all([this.lifecycle.recipientView(found.id), this.accounts.get(found.accountId)]);
     const canPick = this.lifecycle.takesPicks(reward);
     return {
       reward: {

@@ -6,6 +6,7 @@ import {
   IdempotencyStore,
   newId,
   NotFoundError,
+  readSnapshot,
   Statement,
   UnavailableError,
   ValidationError,
@@ -100,19 +101,27 @@ export class RewardLifecycle {
     return this.rewards.redemptionToken(this.dataSource.manager, reward, sealed);
   }
 
-  /** The cards a recipient sees (all but cancelled ones), credentials in full: they hold the link. */
-  async recipientCards(rewardId: string): Promise<IssuedCardDto[]> {
-    const cards = await this.rewards.cardsOf(this.dataSource.manager, [rewardId]);
-    return cards.filter((card) => card.status !== 'CANCELED').map((card) => toIssuedCardDto(card, true));
+  /**
+   * The reward and the cards its recipient sees (all but cancelled ones, credentials in full: they
+   * hold the link), read in one snapshot. An issuance commits a card and the reward's new status
+   * together, so the page never shows an issued card beside a status from before it.
+   */
+  recipientView(rewardId: string): Promise<{ reward: RedeemableReward; cards: IssuedCardDto[] }> {
+    return readSnapshot(this.dataSource, async (manager) => {
+      const reward = await this.rewards.find(manager, rewardId);
+      if (!reward) throw new NotFoundError('Reward');
+      const cards = await this.rewards.cardsOf(manager, [rewardId]);
+      return { reward, cards: cards.filter((card) => card.status !== 'CANCELED').map((card) => toIssuedCardDto(card, true)) };
+    });
   }
 
   /**
    * Open: the first view sets openedAt and records `reward.opened` once, whatever the status; SENT
    * becomes OPENED. The conditional update lets exactly one of several concurrent opens win.
    */
-  async open(reward: RedeemableReward): Promise<RedeemableReward> {
-    if (reward.openedAt) return reward;
-    return this.dataSource.transaction(async (manager) => {
+  async open(reward: RedeemableReward): Promise<void> {
+    if (reward.openedAt) return;
+    await this.dataSource.transaction(async (manager) => {
       const won = await this.rewards.markOpened(manager, reward.id);
       const current = await this.rewards.find(manager, reward.id);
       if (!current) throw new NotFoundError('Reward');
@@ -124,7 +133,6 @@ export class RewardLifecycle {
           },
         ]);
       }
-      return current;
     });
   }
 
