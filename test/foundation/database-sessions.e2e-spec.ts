@@ -57,7 +57,6 @@ describe('database sessions', () => {
       expect(inSnapshot).not.toContain('Gather');
       expect(inSnapshot).not.toContain('"Sort"');
       expect(inSnapshot).toContain('rewards_account_seq_idx');
-
     } finally {
       await isolated.close();
     }

@@ -2,6 +2,9 @@ import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { entityFromRow, entityRow, Statement } from '@app/core';
 import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 
+/** A column name with a backslash: pasted as it is into the mapper's generated code, its `\n` would read as a line break. */
+const LABEL_COLUMN = 'label\\name';
+
 /** A test-only entity whose column transformer is not the identity: dollars in memory, cents stored. */
 @Entity('priced_things')
 class PricedThing {
@@ -23,6 +26,10 @@ class PricedThing {
 
   @Column({ name: 'seen_at', type: 'timestamptz', nullable: true })
   seenAt: Date | null;
+
+  /** A column name that is not an identifier: the compiled mapper must quote it, not paste it into its code. */
+  @Column({ name: LABEL_COLUMN, type: 'text', nullable: true })
+  label: string | null;
 }
 
 /**
@@ -37,7 +44,8 @@ describe('entityRow', () => {
     db = await createIsolatedDatabase();
     dataSource = await new DataSource({ type: 'postgres', url: db.url, entities: [PricedThing] }).initialize();
     await dataSource.query(
-      `CREATE TABLE priced_things (seq bigint GENERATED ALWAYS AS IDENTITY, id text PRIMARY KEY, price_cents bigint NOT NULL, note text, seen_at timestamptz)`,
+      `CREATE TABLE priced_things (seq bigint GENERATED ALWAYS AS IDENTITY, id text PRIMARY KEY, price_cents bigint NOT NULL, note text, seen_at timestamptz,
+                                   "${LABEL_COLUMN}" text)`,
     );
   });
   afterAll(async () => {
@@ -63,12 +71,12 @@ describe('entityRow', () => {
       { id: 'by-typeorm', cents: 1999 },
     ]);
     expect(await dataSource.manager.findOneByOrFail(PricedThing, { id: 'by-statement' })).toEqual(
-      Object.assign(new PricedThing(), { id: 'by-statement', price: 19.99, note: null, seenAt: null }),
+      Object.assign(new PricedThing(), { id: 'by-statement', price: 19.99, note: null, seenAt: null, label: null }),
     );
   });
 
   it('entityFromRow reads a plain row, and one inside json_agg, as TypeORM reads the entity', async () => {
-    await dataSource.manager.insert(PricedThing, { id: 'read-back', price: 4.5, note: 'n', seenAt: new Date('2026-01-02T03:04:05.678Z') });
+    await dataSource.manager.insert(PricedThing, { id: 'read-back', price: 4.5, note: 'n', seenAt: new Date('2026-01-02T03:04:05.678Z'), label: 'odd' });
     const toEntity = entityFromRow<PricedThing>(dataSource.getMetadata(PricedThing));
     const expected = await dataSource.manager.findOneByOrFail(PricedThing, { id: 'read-back' });
     const [plain] = await dataSource.query(`SELECT t.* FROM priced_things t WHERE id = 'read-back'`);
@@ -77,6 +85,7 @@ describe('entityRow', () => {
       const entity = toEntity(row);
       expect(entity).toEqual({ ...expected });
       expect(entity).not.toHaveProperty('seq'); // select: false
+      expect(entity.label).toBe('odd');
       expect(entity.seenAt).toBeInstanceOf(Date);
     }
   });

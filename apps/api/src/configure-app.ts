@@ -15,6 +15,9 @@ export const API_APP_OPTIONS: NestApplicationOptions = { bufferLogs: true, rawBo
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // No automatic ETag: Express would hash every response body (60 KB for a list page of 100
+  // rewards) for a validator no endpoint documents. The catalog, which does, sets its own (docs/catalog.md).
+  app.set('etag', false);
   // Which X-Forwarded-For hops to believe when working out the client address (TRUST_PROXY).
   app.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.use(
