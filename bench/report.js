@@ -182,7 +182,7 @@ Postgres, Redis, the service and the load generator all share the same ${m.cores
 
 **Command:** \`npm run bench\` (from a clean clone: \`npm ci && npm run bench\`; PostgreSQL and Redis running as for \`npm start\`).
 Each phase: ${results.config.warmupS} s warm-up, then ${results.config.durationS} s measured, ${results.config.connections} connections
-(\`BENCH_DURATION\`, \`BENCH_WARMUP\`, \`BENCH_CONNECTIONS\`). The service is \`npm start\`'s \`node dist/apps/api/src/main.js\`
+(\`BENCH_DURATION\`, \`BENCH_WARMUP\`, \`BENCH_CONNECTIONS\`). The service is \`npm start\`'s \`node --max-semi-space-size=64 dist/apps/api/src/main.js\`
 (API on the main thread, the worker side on a worker thread of the same process) on a fresh database \`rewards_bench_<stamp>\` with \`RATE_LIMIT_PER_MINUTE=1000000\`,
 \`LOG_LEVEL=warn\`, its own \`QUEUE_PREFIX\` and \`WEBHOOK_ALLOW_PRIVATE_TARGETS=true\`. Rewards are CHOICE ${CHOICE_CENTS / 100} USD
 with a fresh \`Idempotency-Key\` each; the 20-merchant runs go round-robin over 20 funded merchants. The "half of peak"

@@ -8,6 +8,9 @@ const path = require('node:path');
 const { Client } = require('pg');
 const { ROOT, BASE, DB_NAME, PG, TMP, SERVICE_ENV, NODE_ARGS, APPLICATION_NAME, log, sleep } = require('./config');
 
+/** The node flags of `npm start` (package.json), so the bench runs the service as it ships. */
+const START_FLAGS = require('../package.json').scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+
 function buildIfNeeded() {
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-if-needed.js')], { cwd: ROOT, stdio: 'inherit' });
 }
@@ -36,7 +39,7 @@ class Service {
   static async start(env = {}) {
     log(`starting the service on ${BASE}, database ${DB_NAME}${Object.keys(env).length ? ` with ${JSON.stringify(env)}` : ''}`);
     const out = fs.openSync(path.join(TMP, 'service.log'), 'a');
-    const child = spawn(process.execPath, [...NODE_ARGS, '-r', path.join(__dirname, 'agent.js'), 'dist/apps/api/src/main.js'], {
+    const child = spawn(process.execPath, [...START_FLAGS, ...NODE_ARGS, '-r', path.join(__dirname, 'agent.js'), 'dist/apps/api/src/main.js'], {
       cwd: ROOT,
       env: { ...SERVICE_ENV, ...env },
       stdio: ['ignore', out, out, 'ipc'],
