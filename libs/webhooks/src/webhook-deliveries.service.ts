@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { newId, NotFoundError, pageWindow, ValidationError } from '@app/core';
+import { entityFromRow, newId, NotFoundError, pageWindow, ValidationError } from '@app/core';
 import { DeliveryScheduler } from './delivery/delivery-scheduler';
 import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
@@ -10,12 +10,17 @@ import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 /** The merchant's side of deliveries: listing them, a test ping, a manual retry. */
 @Injectable()
 export class WebhookDeliveriesService {
+  /** A delivery as a statement's RETURNING gives it, mapped as TypeORM reads the row. */
+  private readonly asDelivery: (row: Record<string, unknown>) => WebhookDeliveryEntity;
+
   constructor(
     @InjectRepository(WebhookDeliveryEntity) private readonly deliveries: Repository<WebhookDeliveryEntity>,
     @InjectRepository(WebhookEndpointEntity) private readonly endpoints: Repository<WebhookEndpointEntity>,
     @InjectRepository(WebhookDeliveryAttemptEntity) private readonly attempts: Repository<WebhookDeliveryAttemptEntity>,
     private readonly scheduler: DeliveryScheduler,
-  ) {}
+  ) {
+    this.asDelivery = entityFromRow<WebhookDeliveryEntity>(deliveries.metadata);
+  }
 
   /** Newest first (by creation order, which timestamps alone cannot break ties in). */
   async list(accountId: string, endpointId: string, page: number, pageSize: number) {
@@ -46,13 +51,16 @@ export class WebhookDeliveriesService {
     const eventId = newId('evt');
     const id = newId('whd');
     const payload = { id: eventId, type: 'ping', createdAt: new Date().toISOString(), data: { webhookEndpointId: endpoint.id } };
-    await this.deliveries.query(
+    // The answer is the delivery as queued: read back after the enqueue, it could already show the
+    // worker's first attempt (or its outcome), depending on who was faster.
+    const [row] = (await this.deliveries.query(
       `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, payload, next_attempt_at)
-       VALUES ($1, $2, $3, $4, 'ping', $5::json, clock_timestamp())`,
+       VALUES ($1, $2, $3, $4, 'ping', $5::json, clock_timestamp())
+       RETURNING *`,
       [id, endpoint.id, accountId, eventId, JSON.stringify(payload)],
-    );
+    )) as Record<string, unknown>[];
     await this.scheduler.enqueue(endpoint.id, id, 1);
-    return this.deliveries.findOneByOrFail({ id });
+    return this.asDelivery(row);
   }
 
   /**
@@ -73,12 +81,13 @@ export class WebhookDeliveriesService {
          ON CONFLICT (delivery_id, attempt) DO NOTHING
        )
        UPDATE webhook_deliveries SET status = 'PENDING', next_attempt_at = clock_timestamp(), last_attempt_duration_ms = NULL
-        WHERE id = $1 AND status IN ('FAILED', 'SUCCEEDED') RETURNING attempts`,
+        WHERE id = $1 AND status IN ('FAILED', 'SUCCEEDED') RETURNING *`,
       [deliveryId],
-    )) as [{ attempts: number }[], number];
+    )) as [Record<string, unknown>[], number];
     if (!rows.length) throw new ValidationError('The delivery is still pending: its next attempt is already scheduled.');
-    await this.scheduler.enqueue(endpointId, deliveryId, rows[0].attempts + 1);
-    return this.deliveries.findOneByOrFail({ id: deliveryId });
+    const queued = this.asDelivery(rows[0]);
+    await this.scheduler.enqueue(endpointId, deliveryId, queued.attempts + 1);
+    return queued; // as the retry left it, as `ping` answers
   }
 
   /** Deliveries parked while the endpoint was paused become due again, in the reactivating transaction. */

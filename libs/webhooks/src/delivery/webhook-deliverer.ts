@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } f
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, KeyRing, webhookDeliveryAttempts, webhookDeliveryLag } from '@app/core';
 import { AttemptRecord, AttemptRecorder } from './attempt-recorder';
+import { ConnectionSlots } from './connection-slots';
 import { HttpOutcome, MAX_SOCKETS_PER_ENDPOINT, WEBHOOK_USER_AGENT, WebhookHttpClient } from './webhook-http-client';
 import { parseRetryAfter, retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './webhook-signer';
@@ -62,10 +63,8 @@ interface EndpointState {
   id: string;
   /** Attempts of this endpoint held (claimed or leased by the relay, and not yet answered), sending or waiting for a connection. */
   inFlight: number;
-  /** Attempts of this endpoint sending now (at most MAX_SOCKETS_PER_ENDPOINT). */
-  sending: number;
-  /** Attempts waiting for one of the endpoint's connections. */
-  connectionWaiters: (() => void)[];
+  /** The endpoint's connections: MAX_SOCKETS_PER_ENDPOINT attempts send at once, the others wait their turn. */
+  connections: ConnectionSlots;
   /** Due deliveries may be waiting: claim again. */
   wanted: boolean;
   running: Promise<void> | null;
@@ -202,7 +201,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   private stateOf(endpointId: string): EndpointState {
     let state = this.endpoints.get(endpointId);
     if (!state) {
-      state = { id: endpointId, inFlight: 0, sending: 0, connectionWaiters: [], wanted: false, running: null };
+      state = { id: endpointId, inFlight: 0, connections: new ConnectionSlots(MAX_SOCKETS_PER_ENDPOINT), wanted: false, running: null };
       this.endpoints.set(endpointId, state);
     }
     return state;
@@ -311,7 +310,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
   }
 
   private async attempt(state: EndpointState, delivery: ClaimedDelivery, target: Promise<TargetResult>, checkedAt: number): Promise<void> {
-    await this.connectionOf(state);
+    await state.connections.acquire();
     const started = new Date();
     let outcome: HttpOutcome;
     try {
@@ -319,7 +318,7 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
     } catch (error) {
       outcome = { status: null, error: (error as Error).message.slice(0, 300), retryAfter: undefined, durationMs: Date.now() - checkedAt };
     } finally {
-      this.releaseConnection(state);
+      state.connections.release();
       state.inFlight -= 1;
       this.wakeWaiters();
     }
@@ -396,24 +395,6 @@ export class WebhookDeliverer implements OnModuleInit, BeforeApplicationShutdown
       retryNotBefore,
       gone,
     };
-  }
-
-  /**
-   * Takes one of the endpoint's connections, or waits for one. A freed connection is handed to the
-   * attempt that has waited longest (never taken by a newcomer first), so no attempt waits for long.
-   */
-  private connectionOf(state: EndpointState): Promise<void> | void {
-    if (state.sending < MAX_SOCKETS_PER_ENDPOINT) {
-      state.sending += 1;
-      return;
-    }
-    return new Promise<void>((resolve) => state.connectionWaiters.push(resolve));
-  }
-
-  private releaseConnection(state: EndpointState): void {
-    const next = state.connectionWaiters.shift();
-    if (next) next(); // the connection passes to it: `sending` stays as it is
-    else state.sending -= 1;
   }
 
   private slotFreed(): Promise<void> {
