@@ -1,13 +1,17 @@
 'use strict';
 // Webhook fan-out: a local receiver answers 200 at once on WEBHOOK_ENDPOINTS endpoints of one merchant
 // while rewards are created on it (each creation makes two events: reward.created and reward.sent).
-// Two runs: at half of the peak create rate (open loop), where the lag from event commit to receipt
-// must stay low and flat (first third of the run against the last third), and at full rate (closed
-// loop), which shows how many deliveries/s the service sustains and what saturates: CPU per thread of
-// the service, and the statements its database sessions spend their time in.
+// After a warm-up (connections to the receiver opened, the delivery path compiled), three runs:
+// - at full rate (closed loop), the peak create rate with the endpoints, which shows how many
+//   deliveries/s the service sustains and what saturates: CPU per thread of the service, and the
+//   statements its database sessions spend their time in;
+// - at half of that peak (open loop): the target run, where the lag from event commit to receipt
+//   must stay low and flat (first third of the run against the last third);
+// - at half of the peak create rate of a merchant without endpoints (open loop), a stricter load
+//   reported beside it: each create then brings more deliveries than the box sustains alongside.
 const fs = require('node:fs');
 const http = require('node:http');
-const { DURATION, WEBHOOK_ENDPOINTS, WEBHOOK_RATE, log, sleep } = require('./config');
+const { DURATION, WARMUP, WEBHOOK_ENDPOINTS, WEBHOOK_RATE, log, sleep } = require('./config');
 const { cannon, paced, summarise, choiceBody, createRequests } = require('./load');
 const { measured } = require('./measure');
 const { round, stats } = require('./numbers');
@@ -100,6 +104,27 @@ function webhookSessionsCpu(db) {
   };
 }
 
+/**
+ * Waits (up to 3 minutes) until every event of the merchant since `since` is dispatched and the receiver
+ * has had one delivery per endpoint of each; returns how many deliveries that is.
+ */
+async function allDelivered(db, merchant, since, rx, onPoll = async () => undefined) {
+  const deadline = Date.now() + 180_000;
+  let expected = 0;
+  while (Date.now() < deadline) {
+    const { rows } = await db.query(
+      `SELECT (SELECT count(*) FROM events WHERE account_id = $1 AND created_at >= $2)::int AS events,
+              (SELECT count(*) FROM events WHERE account_id = $1 AND dispatched_at IS NULL)::int AS undispatched`,
+      [merchant.accountId, since],
+    );
+    expected = rows[0].events * WEBHOOK_ENDPOINTS;
+    await onPoll();
+    if (rows[0].undispatched === 0 && rx.count >= expected) break;
+    await sleep(250);
+  }
+  return expected;
+}
+
 /** One measured run: `load()` creates rewards; then waits for every delivery and reports. */
 async function fanoutRun(ctx, name, merchant, rx, load) {
   const { db } = ctx;
@@ -116,19 +141,7 @@ async function fanoutRun(ctx, name, merchant, rx, load) {
     const threads = threadDiff(threads0, threadSnapshot(ctx.service.pid), ctx.service.pid);
     const topStatements = await statements.stop();
     const receivedDuringLoad = rx.count;
-    const deadline = Date.now() + 180_000;
-    let expected = 0;
-    while (Date.now() < deadline) {
-      const { rows } = await db.query(
-        `SELECT (SELECT count(*) FROM events WHERE account_id = $1 AND created_at >= $2)::int AS events,
-                (SELECT count(*) FROM events WHERE account_id = $1 AND dispatched_at IS NULL)::int AS undispatched`,
-        [merchant.accountId, since],
-      );
-      expected = rows[0].events * WEBHOOK_ENDPOINTS;
-      await sessions.sample();
-      if (rows[0].undispatched === 0 && rx.count >= expected) break;
-      await sleep(250);
-    }
+    const expected = await allDelivered(db, merchant, since, rx, () => sessions.sample());
     await sessions.sample();
     // Load and drain together: every delivery of the run is paid for in this window.
     const wholeRun = threadDiff(threads0, threadSnapshot(ctx.service.pid), ctx.service.pid);
@@ -163,10 +176,9 @@ async function fanoutRun(ctx, name, merchant, rx, load) {
 }
 
 async function webhookPhase(ctx, merchant) {
-  // The peak create rate of this merchant, before it has endpoints (unless the create phases measured it).
-  let peak = ctx.results.phases.create_choice_1_merchant?.rps;
-  if (!peak && !WEBHOOK_RATE) peak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
-  const half = WEBHOOK_RATE || Math.max(1, Math.round(peak / 2));
+  // The peak create rate of this merchant before it has endpoints (unless the create phases measured it).
+  let createPeak = ctx.results.phases.create_choice_1_merchant?.rps;
+  if (!createPeak && !WEBHOOK_RATE) createPeak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
 
   const rx = receiver();
   await new Promise((r) => rx.server.listen(0, '127.0.0.1', r));
@@ -175,10 +187,25 @@ async function webhookPhase(ctx, merchant) {
     const res = await api(merchant.key, 'POST', '/v1/webhook-endpoints', { url: `http://127.0.0.1:${port}/hook/${i}`, events: [] });
     if (res.status !== 201) throw new Error(`webhook endpoint: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  log(`webhooks: ${WEBHOOK_ENDPOINTS} endpoints; ${WEBHOOK_RATE ? 'fixed rate' : 'half of peak'} = ${half} creates/s for ${HALF_RATE_S} s, then full rate`);
+  // Warm-up, as every other phase has: the first deliveries open the receiver's connections and compile the path.
+  const warmSince = new Date();
+  await cannon({ duration: WARMUP, requests: createRequests([merchant], choiceBody) });
+  await allDelivered(ctx.db, merchant, warmSince, rx);
+  rx.take();
+
+  const full = await fanoutRun(ctx, 'webhook_fanout', merchant, rx, async () =>
+    summarise(await cannon({ duration: DURATION, requests: createRequests([merchant], choiceBody) })),
+  );
+  const half = WEBHOOK_RATE || Math.max(1, Math.round(full.creates.rps / 2));
+  log(`webhooks: ${WEBHOOK_ENDPOINTS} endpoints; ${WEBHOOK_RATE ? 'fixed rate' : 'half of the peak with endpoints'} = ${half} creates/s for ${HALF_RATE_S} s`);
   const halfRun = await fanoutRun(ctx, 'webhook_fanout_half_peak', merchant, rx, () => paced([merchant], choiceBody, half, HALF_RATE_S));
-  halfRun.peakCreatesPerS = peak;
-  await fanoutRun(ctx, 'webhook_fanout', merchant, rx, async () => summarise(await cannon({ duration: DURATION, requests: createRequests([merchant], choiceBody) })));
+  halfRun.peakCreatesPerS = WEBHOOK_RATE ? null : full.creates.rps;
+  if (!WEBHOOK_RATE) {
+    const strict = Math.max(1, Math.round(createPeak / 2));
+    log(`webhooks: half of the peak without endpoints = ${strict} creates/s for ${HALF_RATE_S} s`);
+    const strictRun = await fanoutRun(ctx, 'webhook_fanout_half_create_peak', merchant, rx, () => paced([merchant], choiceBody, strict, HALF_RATE_S));
+    strictRun.peakCreatesPerS = createPeak;
+  }
   rx.server.close();
 }
 
