@@ -125,6 +125,52 @@ describe('webhook delivery in batches', () => {
     expect([...shown.values()]).toEqual(ids.map(() => [{ attempt: 2, succeeded: true }]));
   });
 
+  it('a fresh event waits behind the backlog of its endpoint: deliveries already due go out first', async () => {
+    const merchant = await seedMerchant(t);
+    const endpointId = await endpoint(merchant, '/backlog');
+    // The receiver holds its answers until told, so the worker keeps a backlog it cannot send yet.
+    const held: { answer: () => void }[] = [];
+    let holding = true;
+    receiver.respond('/backlog', (_r, res) => {
+      const answer = () => void res.writeHead(200).end();
+      if (holding) held.push({ answer });
+      else answer();
+    });
+    const backlog = 150;
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, payload, next_attempt_at)
+       SELECT 'whd_backlog' || i, $1, $2, 'evt_backlog' || i, 'wallet.credited',
+              json_build_object('id', 'evt_backlog' || i, 'type', 'wallet.credited', 'createdAt', now(),
+                                'data', json_build_object('topupId', 'tu_' || i, 'amountCents', 1, 'currency', 'USD')),
+              clock_timestamp() - interval '1 second'
+         FROM generate_series(1, $3::int) AS i`,
+      [endpointId, merchant.accountId, backlog],
+    );
+    void worker.app.get(WebhookDeliverer).kick(endpointId);
+    // Every connection of the endpoint is busy; the worker holds more attempts, waiting for one; the rest is due in the table.
+    await eventually(async () => held.length === MAX_SOCKETS_PER_ENDPOINT);
+    // Two answers free a little room, too little for the worker to claim more of the backlog.
+    held.splice(0, 2).forEach((h) => h.answer());
+    await eventually(async () => {
+      const [{ done }] = await db.query(`SELECT count(*)::int AS done FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'SUCCEEDED'`, [endpointId]);
+      return done === 2;
+    });
+
+    const fresh = await db.transaction((manager) =>
+      recordEvent(manager, { accountId: merchant.accountId, type: 'wallet.credited', data: { topupId: 'tu_fresh', amountCents: 1, currency: 'USD' } }),
+    );
+    await eventually(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [endpointId, fresh])).length === 1);
+    holding = false;
+    held.splice(0).forEach((h) => h.answer());
+    await eventually(async () => receiver.at('/backlog').length >= backlog + 1, 30_000);
+
+    // Sent in order of when they became due, give or take the attempts under way together on parallel connections;
+    // had the fresh one jumped the queue, it would have gone out among the first half.
+    const order = receiver.at('/backlog').map((r) => r.json.id);
+    expect(new Set(order).size).toBe(backlog + 1);
+    expect(order.indexOf(fresh)).toBeGreaterThanOrEqual(backlog - MAX_SOCKETS_PER_ENDPOINT);
+  });
+
   it('a receiver failing half the requests of a burst gets each failed one retried until it answers; none is lost', async () => {
     const merchant = await seedMerchant(t);
     await endpoint(merchant, '/flaky');
