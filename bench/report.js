@@ -104,8 +104,7 @@ function buildFigures(results) {
   const whHalf = P.webhook_fanout_half_peak;
   if (whHalf) {
     const flat = whHalf.lagLastThirdMs.p99 <= Math.max(1000, 1.5 * whHalf.lagFirstThirdMs.p99);
-    // Half of the peak create rate with the endpoints (the full-rate run below); older results measured it without them.
-    const of = whHalf.peakCreatesPerS ? `half of ${whHalf.peakCreatesPerS} creates/s` : 'fixed rate';
+    const of = !whHalf.peakCreatesPerS ? 'fixed rate' : `half of ${whHalf.peakCreatesPerS} creates/s${peakWithEndpoints(results) ? '' : ' without endpoints'}`;
     f(`webhook lag at half of peak (${whHalf.endpoints} endpoints, ${whHalf.creates.rps} creates/s, ${of})`, whHalf.lagMs.p99, 'ms p99', {
       p50: whHalf.lagMs.p50,
       p99: whHalf.lagMs.p99,
@@ -127,6 +126,26 @@ function buildFigures(results) {
   const wh = P.webhook_fanout;
   const threads = wh.serviceThreads ? `; service threads (% of a core): API ${wh.serviceThreads.mainThreadPctOfCore}, worker ${wh.serviceThreads.busiestOtherThreadPctOfCore}` : '';
   f(`webhook fan-out at full rate (${wh.endpoints} endpoints, events from ${wh.creates.rps} creates/s)`, wh.deliveriesPerS, 'deliveries/s', { p50: wh.lagMs.p50, p99: wh.lagMs.p99, errors: wh.expectedDeliveries - wh.deliveries + wh.duplicates, target: '≥ 1000/s', met: wh.deliveriesPerS >= 1000, extraNote: `p50/p99 = lag from event commit to receipt, ms${wh.offeredDeliveriesPerS ? `; offered ${wh.offeredDeliveriesPerS}/s, received ${wh.deliveriesPerSDuringLoad}/s during the load` : ''}${threads}${wh.topStatements?.length ? `; busiest statement: \`${wh.topStatements[0].statement.slice(0, 80).replace(/\|/g, '\\|')}\` (${wh.topStatements[0].avgActiveBackends} backends)` : ''}` });
+}
+
+/**
+ * Whether the webhook phase's "half of peak" is half of the peak with the endpoints (its own full-rate run): so
+ * from 2026-11-23 06:09 on, when the run at half of the peak without endpoints joined it. Before, the peak was
+ * that of the create phases, without endpoints.
+ */
+function peakWithEndpoints(results) {
+  return Boolean(results.phases.webhook_fanout_half_create_peak);
+}
+
+/** How the webhook phase chose its paced rates, as the results record it. */
+function webhookMethod(results) {
+  const half = results.phases.webhook_fanout_half_peak;
+  if (!half) return '';
+  if (!half.peakCreatesPerS) return `The paced run is at a fixed ${half.creates.rps} creates/s (\`BENCH_WEBHOOK_RATE\`).`;
+  if (!peakWithEndpoints(results)) return 'The paced run is at half of the peak create rate of the create phases, where the merchant has no endpoints.';
+  return `After a ${results.config.warmupS} s warm-up, a full-rate run (closed loop) gives the peak create rate with the endpoints, and the lag
+target is measured at half of it (open loop, 15 s or \`BENCH_DURATION\`, whichever is longer); a run at half of the peak without endpoints
+is reported beside it.`;
 }
 
 /** Writes the results file and BENCHMARKS.md; a partial run (BENCH_ONLY) writes only partial-<stamp>.json. */
@@ -201,9 +220,7 @@ Each phase: ${results.config.warmupS} s warm-up, then ${results.config.durationS
 with a fresh \`Idempotency-Key\` each; the 20-merchant runs go round-robin over 20 funded merchants. The "half of peak"
 phases offer half the measured peak rate evenly spaced (open loop; latency counted from the scheduled send time), not with
 autocannon's rate option, which sends each connection's per-second quota in a burst. Webhook fan-out: ${results.phases.webhook_fanout?.endpoints ?? 16}
-endpoints on one merchant, answered 200 at once by a local receiver, events from CHOICE creates on that merchant; after a
-${results.config.warmupS} s warm-up, a full-rate run (closed loop) gives the peak create rate with the endpoints, and the lag target is
-measured at half of it (open loop, 15 s or \`BENCH_DURATION\`, whichever is longer); half of the peak without endpoints is reported beside it.
+endpoints on one merchant, answered 200 at once by a local receiver, events from CHOICE creates on that merchant. ${webhookMethod(results)}
 ${repeatedRatios}
 **Ceiling:** the ${results.sqlCapture.statements === 1 ? 'single statement' : `${results.sqlCapture.statements} statements`} that one \`POST /v1/rewards\` (CHOICE) sends to PostgreSQL, captured from the
 \`pg\` driver inside the bench-started service (bench/agent.js, preloaded with \`-r\`; product code untouched; \`pg_stat_statements\`

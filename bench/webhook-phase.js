@@ -190,7 +190,8 @@ async function webhookPhase(ctx, merchant) {
   // Warm-up, as every other phase has: the first deliveries open the receiver's connections and compile the path.
   const warmSince = new Date();
   await cannon({ duration: WARMUP, requests: createRequests([merchant], choiceBody) });
-  await allDelivered(ctx.db, merchant, warmSince, rx);
+  const warmExpected = await allDelivered(ctx.db, merchant, warmSince, rx);
+  if (rx.count < warmExpected) log(`webhooks: warm-up left ${warmExpected - rx.count} of ${warmExpected} deliveries undelivered after 3 minutes`);
   rx.take();
 
   const full = await fanoutRun(ctx, 'webhook_fanout', merchant, rx, async () =>

@@ -213,8 +213,10 @@ describe('redemption page in a real browser (Debian chromium)', () => {
       expect(box.x + box.width).toBeLessThanOrEqual(options.viewport.width);
       // Nothing wider than the screen (a long link once was): no sideways scrolling on a phone.
       expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(options.viewport.width);
-      expect(await page.getByText('Acme People Team', { exact: true }).isVisible()).toBe(true);
-      expect(await page.getByText('Hi Hedy,').isVisible()).toBe(true);
+      // Waited for rather than checked once: under a loaded full run the one-shot isVisible() once answered false here
+      // (cause not found; passes alone). A sender name or greeting truly missing still fails, after 5 s.
+      await page.getByText('Acme People Team', { exact: true }).waitFor({ state: 'visible', timeout: 5_000 });
+      await page.getByText('Hi Hedy,').waitFor({ state: 'visible', timeout: 5_000 });
       const background = await button.evaluate((el: any) => (globalThis as any).getComputedStyle(el.parentElement).backgroundColor);
       expect(background).toBe('rgb(10, 126, 79)');
       await page.screenshot({ path: artifact(`email-${name}.png`), fullPage: true });

@@ -159,16 +159,21 @@ describe('webhook delivery in batches', () => {
     const fresh = await db.transaction((manager) =>
       recordEvent(manager, { accountId: merchant.accountId, type: 'wallet.credited', data: { topupId: 'tu_fresh', amountCents: 1, currency: 'USD' } }),
     );
-    await eventually(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [endpointId, fresh])).length === 1);
+    // Created due, behind the backlog in the table, rather than leased to the worker ahead of it.
+    const created = await eventually(async () => {
+      const rows = await db.query(`SELECT attempts, leased_until FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [endpointId, fresh]);
+      return rows.length === 1 && rows[0];
+    });
+    expect(created).toEqual({ attempts: 0, leased_until: null });
     holding = false;
     held.splice(0).forEach((h) => h.answer());
     await eventually(async () => receiver.at('/backlog').length >= backlog + 1, 30_000);
 
-    // Sent in order of when they became due, give or take the attempts under way together on parallel connections;
-    // had the fresh one jumped the queue, it would have gone out among the first half.
+    // Sent roughly in order of when they became due (a claimed batch goes out over parallel connections, in no
+    // set order); had the fresh one jumped the queue, it would have gone out among the first half.
     const order = receiver.at('/backlog').map((r) => r.json.id);
     expect(new Set(order).size).toBe(backlog + 1);
-    expect(order.indexOf(fresh)).toBeGreaterThanOrEqual(backlog - MAX_SOCKETS_PER_ENDPOINT);
+    expect(order.indexOf(fresh)).toBeGreaterThan(backlog / 2);
   });
 
   it('a receiver failing half the requests of a burst gets each failed one retried until it answers; none is lost', async () => {

@@ -109,7 +109,7 @@ export class RewardLifecycle {
   recipientView(rewardId: string): Promise<{ reward: RedeemableReward; cards: IssuedCardDto[] }> {
     return readSnapshot(this.dataSource, async (manager) => {
       const reward = await this.rewards.find(manager, rewardId);
-      if (!reward) throw new NotFoundError('Reward');
+      if (!reward) throw new Error(`reward ${rewardId} of a redemption link does not exist`);
       const cards = await this.rewards.cardsOf(manager, [rewardId]);
       return { reward, cards: cards.filter((card) => card.status !== 'CANCELED').map((card) => toIssuedCardDto(card, true)) };
     });
