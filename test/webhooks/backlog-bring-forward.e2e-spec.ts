@@ -79,4 +79,38 @@ describe('backlog of a recovered receiver', () => {
     expect(waiting).toMatchObject({ status: 'PENDING', attempts: 1 });
     expect(waiting.next_attempt_at!.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
   }, 120_000);
+
+  it('a failure recorded while a success brings the backlog forward is brought forward with it, not left to its back-off', async () => {
+    const hook = await t.api.as(merchant.key).post('/v1/webhook-endpoints', { url: receiver.url('/race'), events: ['reward.created'] });
+    const endpointId = hook.body.webhookEndpoint.id;
+    // The endpoint is failing, and one attempt to it (leased) is about to be recorded as failed.
+    await db.query(`UPDATE webhook_endpoints SET failing_since = clock_timestamp() WHERE id = $1`, [endpointId]);
+    const body = JSON.stringify({ id: 'evt_race', type: 'wallet.credited', createdAt: new Date().toISOString(), data: { topupId: 'tu_race', amountCents: 1, currency: 'USD' } });
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, payload, attempts, next_attempt_at, leased_until, last_attempt_at)
+       VALUES ('whd_race', $1, $2, 'evt_race', 'wallet.credited', $3::json, 1, clock_timestamp() + interval '1 hour', clock_timestamp() + interval '1 hour', clock_timestamp())`,
+      [endpointId, merchant.accountId, body],
+    );
+    // The failure's record, as the recorder writes it, held open: its back-off of an hour, and the endpoint's flag.
+    const failure = db.createQueryRunner();
+    await failure.connect();
+    try {
+      await failure.startTransaction();
+      await failure.query(`UPDATE webhook_deliveries SET leased_until = NULL, next_attempt_at = clock_timestamp() + interval '1 hour', last_error = 'HTTP 500' WHERE id = 'whd_race'`);
+      await failure.query(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, clock_timestamp()) WHERE id = $1`, [endpointId]);
+      // Meanwhile a fresh event succeeds, and its recovery waits for the endpoint's row.
+      expect((await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000))).status).toBe(201);
+      await eventually(async () => {
+        const waiting = await db.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%SET failing_since = NULL%'`,
+        );
+        return waiting.length > 0;
+      }, 20_000, 50);
+      await failure.commitTransaction();
+    } finally {
+      await failure.release();
+    }
+    // The recovery saw the failure: the delivery goes out now, not in an hour.
+    await eventually(async () => receiver.at('/race').some((r) => r.json?.id === 'evt_race'), 10_000, 100);
+  }, 60_000);
 });

@@ -116,7 +116,9 @@ export class AttemptRecorder {
            FROM u
           WHERE d.id = u.delivery_id AND d.attempts = u.attempt
        ), failing AS (
-         UPDATE webhook_endpoints SET failing_since = clock_timestamp() WHERE id = ANY($13::text[]) AND failing_since IS NULL
+         -- Every such row is updated (not only those whose flag this statement's snapshot shows unset), so the update
+         -- waits for a recovery that holds the row and then sets the flag it has just cleared (see bringForward).
+         UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, clock_timestamp()) WHERE id = ANY($13::text[])
        )
        UPDATE webhook_endpoints SET active = false, paused_reason = $11, updated_at = clock_timestamp() WHERE id = ANY($10::text[])`,
       [
@@ -145,28 +147,44 @@ export class AttemptRecorder {
    */
   private async bringForward(endpointIds: string[]): Promise<void> {
     if (endpointIds.length === 0) return;
-    const brought = (await this.dataSource.query(
-      `WITH recovered AS (
-         UPDATE webhook_endpoints SET failing_since = NULL
+    // The common case, a healthy endpoint, costs one read. A failure committing after it sets the flag, which the
+    // next success finds.
+    const flagged = (await this.dataSource.query(`SELECT id FROM webhook_endpoints WHERE id = ANY($1::text[]) AND failing_since IS NOT NULL`, [
+      endpointIds,
+    ])) as { id: string }[];
+    if (flagged.length === 0) return;
+    // Two statements in one transaction, not one statement: the clear may wait for a failure being recorded on the
+    // endpoint, and a single statement would then bring forward only what its snapshot, taken before that failure
+    // committed, showed; the failure's back-off would be left behind with the flag already cleared, and no later
+    // success would bring it forward. The second statement's snapshot is taken after the clear, so it sees every
+    // failure recorded before it; one recorded after the clear waits for this commit and sets the flag again.
+    const brought = await this.dataSource.transaction(async (manager) => {
+      const recovered = (await manager.query(
+        `UPDATE webhook_endpoints SET failing_since = NULL
           WHERE id = ANY($1::text[]) AND failing_since IS NOT NULL AND active
-          RETURNING id
-       )
-       UPDATE webhook_deliveries d
-          SET next_attempt_at = GREATEST(clock_timestamp(), COALESCE(d.retry_not_before, '-infinity'))
-        WHERE d.id IN (
-                -- SKIP LOCKED: a row locked now is being claimed or recorded, so it is not waiting for a back-off;
-                -- and never waiting here means never deadlocking with a recorder that holds a delivery and wants the endpoint.
-                SELECT id FROM webhook_deliveries
-                 WHERE endpoint_id IN (SELECT id FROM recovered) AND status = 'PENDING' AND leased_until IS NULL
-                   AND next_attempt_at > clock_timestamp()
-                   AND (retry_not_before IS NULL OR retry_not_before < next_attempt_at)
-                   FOR UPDATE SKIP LOCKED)
-       RETURNING d.endpoint_id`,
-      [endpointIds],
-    )) as [{ endpoint_id: string }[], number];
-    const endpoints = [...new Set(brought[0].map((row) => row.endpoint_id))];
+          RETURNING id`,
+        [flagged.map((row) => row.id)],
+      )) as [{ id: string }[], number];
+      const ids = recovered[0].map((row) => row.id);
+      if (ids.length === 0) return [] as { endpoint_id: string }[];
+      const [rows] = (await manager.query(
+        `UPDATE webhook_deliveries d
+            SET next_attempt_at = GREATEST(clock_timestamp(), COALESCE(d.retry_not_before, '-infinity'))
+          WHERE d.id IN (
+                  -- SKIP LOCKED: a row locked now is being claimed or recorded, so it is not waiting for a back-off.
+                  SELECT id FROM webhook_deliveries
+                   WHERE endpoint_id = ANY($1::text[]) AND status = 'PENDING' AND leased_until IS NULL
+                     AND next_attempt_at > clock_timestamp()
+                     AND (retry_not_before IS NULL OR retry_not_before < next_attempt_at)
+                     FOR UPDATE SKIP LOCKED)
+         RETURNING d.endpoint_id`,
+        [ids],
+      )) as [{ endpoint_id: string }[], number];
+      return rows;
+    });
+    const endpoints = [...new Set(brought.map((row) => row.endpoint_id))];
     for (const endpointId of endpoints) {
-      this.logger.log({ endpointId, deliveries: brought[0].filter((row) => row.endpoint_id === endpointId).length }, 'webhook endpoint recovered; backlog brought forward');
+      this.logger.log({ endpointId, deliveries: brought.filter((row) => row.endpoint_id === endpointId).length }, 'webhook endpoint recovered; backlog brought forward');
       this.onBroughtForward(endpointId);
     }
   }
