@@ -97,7 +97,7 @@ describe('redemption JSON API (/r/{token}/api)', () => {
       ),
     );
     const mixed = views.filter(({ status, card }) => (card === 'ISSUED') !== (status === 'REDEEMED'));
-    expect({ views: views.length, mixed }).toEqual({ views: expect.any(Number), mixed: [] });
+    expect(mixed).toEqual([]);
     expect(views.some(({ card }) => card === 'PENDING')).toBe(true);
   });
 
