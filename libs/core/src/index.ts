@@ -5,6 +5,7 @@ export * from './database/data-source-options';
 export * from './database/prepare';
 export * from './database/startup-checks';
 export * from './database/run-migrations';
+export * from './database/database-roles';
 export * from './errors/api-error';
 export * from './errors/api-exception.filter';
 export * from './errors/validation-issues';

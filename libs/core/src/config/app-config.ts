@@ -12,6 +12,11 @@ export interface AppConfig {
   publicBaseUrl: string;
   authUrl: string;
   databaseUrl: string;
+  /**
+   * The connection that creates the database and the roles and runs the migrations; DATABASE_URL when
+   * unset (docs/operations.md, Database roles).
+   */
+  databaseMigrationUrl: string;
   redisUrl: string;
   queuePrefix: string;
   runWorkers: boolean;
@@ -154,11 +159,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (!/<[^<>@\s]+@[^<>@\s]+>$|^[^<>@\s]+@[^<>@\s]+$/.test(mailFrom)) {
     throw new ConfigError('MAIL_FROM', `must be an address, optionally as "Name <address>" (got "${mailFrom}")`);
   }
+  const databaseUrl = url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/rewards', ['postgres:', 'postgresql:'])!;
   return {
     port,
     publicBaseUrl,
     authUrl: withoutTrailingSlash(url(env, 'AUTH_URL', publicBaseUrl, ['http:', 'https:'])!),
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/rewards', ['postgres:', 'postgresql:'])!,
+    databaseUrl,
+    databaseMigrationUrl: url(env, 'DATABASE_MIGRATION_URL', databaseUrl, ['postgres:', 'postgresql:'])!,
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
     queuePrefix,
     runWorkers: boolean(env, 'RUN_WORKERS', true),

@@ -1,9 +1,15 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { MIGRATIONS } from './migrations';
+import { RUNTIME_ROLE } from './database-roles';
 
-/** Settings of every session the service opens (`options` of the pg connection). */
-export const SESSION_OPTIONS = '-c jit=off';
+/**
+ * Settings of every session the service opens to serve (`options` of the pg connection). `role` makes
+ * each session act as the runtime role from its first statement, whoever DATABASE_URL logs in as: it
+ * may read and write the tables it needs and nothing more: no UPDATE or DELETE of the audit log or
+ * the wallet ledger, no DDL, no trigger switches (docs/operations.md, Database roles).
+ */
+export const SESSION_OPTIONS = `-c jit=off -c role=${RUNTIME_ROLE}`;
 
 export function dataSourceOptions(config: AppConfig): DataSourceOptions {
   return {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { Client } from 'pg';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
+import { SESSION_OPTIONS } from './data-source-options';
 
 const RECONNECT_DELAY_MS = 1_000;
 
@@ -63,8 +64,14 @@ export class PgNotifications implements OnApplicationShutdown {
   }
 
   private async connect(): Promise<void> {
-    // TCP keep-alive: a connection the network dropped without closing is noticed and replaced.
-    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'listener', keepAlive: true });
+    // TCP keep-alive: a connection the network dropped without closing is noticed and replaced. It acts
+    // as the runtime role like every other session of the service (LISTEN needs no privilege).
+    const client = new Client({
+      connectionString: this.config.databaseUrl,
+      application_name: 'listener',
+      keepAlive: true,
+      options: SESSION_OPTIONS,
+    });
     client.on('notification', (message) => {
       for (const handler of this.handlers.get(message.channel) ?? []) handler.onNotify(message.payload ?? '');
     });

@@ -14,20 +14,23 @@ function reason(error: unknown): string {
 }
 
 /**
- * Connects to the database named in DATABASE_URL, creating it first when the server is there but
- * the database is not, so `npm start` works against a bare Postgres server.
+ * Connects to the database named in DATABASE_MIGRATION_URL (DATABASE_URL unless set), creating it
+ * first when the server is there but the database is not, so `npm start` works against a bare
+ * Postgres server.
  */
 export async function ensureDatabase(config: AppConfig): Promise<void> {
-  const target = new URL(config.databaseUrl);
+  const setupUrl = config.databaseMigrationUrl;
+  const variable = setupUrl === config.databaseUrl ? 'DATABASE_URL' : 'DATABASE_MIGRATION_URL';
+  const target = new URL(setupUrl);
   const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
-  if (!name) throw new StartupError(`Invalid configuration: DATABASE_URL names no database (${redactUrl(config.databaseUrl)})`);
+  if (!name) throw new StartupError(`Invalid configuration: ${variable} names no database (${redactUrl(setupUrl)})`);
   try {
-    await withClient(config.databaseUrl, async () => undefined);
+    await withClient(setupUrl, async () => undefined);
     return;
   } catch (error) {
-    if ((error as { code?: string }).code !== '3D000') throw unreachable('PostgreSQL', config.databaseUrl, error);
+    if ((error as { code?: string }).code !== '3D000') throw unreachable('PostgreSQL', setupUrl, error);
   }
-  const maintenance = new URL(config.databaseUrl);
+  const maintenance = new URL(setupUrl);
   maintenance.pathname = '/postgres';
   try {
     await withClient(maintenance.toString(), (client) =>
@@ -37,7 +40,7 @@ export async function ensureDatabase(config: AppConfig): Promise<void> {
     );
   } catch (error) {
     throw new StartupError(
-      `PostgreSQL at ${redactUrl(config.databaseUrl)} has no database "${name}" and creating it failed (${reason(error)})`,
+      `PostgreSQL at ${redactUrl(setupUrl)} has no database "${name}" and creating it failed (${reason(error)})`,
     );
   }
 }
