@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { AuditLog } from '@app/audit';
+import { adminDataSource } from '../support/database-admin';
 import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { connect, registerApp } from '../support/oauth';
 import { catalogPicks, choiceReward, fund } from '../support/rewards';
@@ -117,13 +118,14 @@ describe('audit log', () => {
 
     // Make the log refuse this account's branding entries: the branding change must roll back with it.
     const trigger = `audit_refuse_${merchant.accountId.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
-    await db.query(`
+    const owner = await adminDataSource(database.url);
+    await owner.query(`
       CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF NEW.account_id = '${merchant.accountId}' AND NEW.action = 'branding.updated' THEN RAISE EXCEPTION 'refused by the test'; END IF;
         RETURN NEW;
       END $$`);
-    await db.query(`CREATE TRIGGER ${trigger} BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION ${trigger}()`);
+    await owner.query(`CREATE TRIGGER ${trigger} BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION ${trigger}()`);
     try {
       // Not through the contract-checking client: a 500 is nobody's documented answer.
       const res = await fetch(`${t.baseUrl}/v1/account/branding`, {
@@ -133,20 +135,32 @@ describe('audit log', () => {
       });
       expect(res.status).toBe(500);
     } finally {
-      await db.query(`DROP TRIGGER ${trigger} ON audit_log`);
-      await db.query(`DROP FUNCTION ${trigger}()`);
+      await owner.query(`DROP TRIGGER ${trigger} ON audit_log`);
+      await owner.query(`DROP FUNCTION ${trigger}()`);
+      await owner.destroy();
     }
     expect((await api.get('/v1/account')).body.account.senderName).toBeNull();
   });
 
-  it('the database refuses to change or delete an entry', async () => {
+  it('the database refuses to change or delete an entry: the service may not, and the owner role meets the trigger', async () => {
     const merchant = await seedMerchant(t);
     await fund(t, merchant, 1_000);
     const [entry] = await entries(merchant);
-    await expect(db.query(`UPDATE audit_log SET action = 'topup.deleted' WHERE id = $1`, [entry.id])).rejects.toThrow(/append-only/);
-    await expect(db.query(`UPDATE audit_log SET metadata = '{}' WHERE account_id = $1`, [merchant.accountId])).rejects.toThrow(/append-only/);
-    await expect(db.query(`DELETE FROM audit_log WHERE id = $1`, [entry.id])).rejects.toThrow(/append-only/);
-    await expect(db.query(`TRUNCATE audit_log`)).rejects.toThrow(/append-only/);
+    const attempts: [string, unknown[]][] = [
+      [`UPDATE audit_log SET action = 'topup.deleted' WHERE id = $1`, [entry.id]],
+      [`UPDATE audit_log SET metadata = '{}' WHERE account_id = $1`, [merchant.accountId]],
+      [`DELETE FROM audit_log WHERE id = $1`, [entry.id]],
+      [`TRUNCATE audit_log`, []],
+    ];
+    const owner = await adminDataSource(database.url);
+    try {
+      for (const [sql, params] of attempts) {
+        await expect(db.query(sql, params)).rejects.toThrow(/permission denied for table audit_log/);
+        await expect(owner.query(sql, params)).rejects.toThrow(/append-only/);
+      }
+    } finally {
+      await owner.destroy();
+    }
     expect(await entries(merchant)).toEqual([entry]);
   });
 

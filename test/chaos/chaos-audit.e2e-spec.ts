@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { catalogPicks, choiceReward, fixedReward, fund, recipient } from '../support/rewards';
+import { adminDataSource } from '../support/database-admin';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 // The chaos run's SQL audit (scripts/chaos/audit.js, plain JavaScript run by `npm run chaos`).
@@ -37,9 +38,13 @@ describe('the chaos audit', () => {
     await t.close();
   });
 
-  /** Runs `sql` with the ledger's triggers off, inside a transaction that is rolled back after `check`. */
+  /**
+   * Runs `sql` with the ledger's triggers off, inside a transaction that is rolled back after `check`:
+   * as the superuser itself, since the service's role cannot switch triggers off (docs/operations.md, Database roles).
+   */
   async function broken<T>(sql: string[], check: (query: (q: string) => Promise<any[]>) => Promise<T>): Promise<T> {
-    const runner = dataSource.createQueryRunner();
+    const superuser = await adminDataSource(t.config.databaseUrl, { superuser: true });
+    const runner = superuser.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
     try {
@@ -50,6 +55,7 @@ describe('the chaos audit', () => {
     } finally {
       await runner.rollbackTransaction();
       await runner.release();
+      await superuser.destroy();
     }
   }
 

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { readSnapshot } from '@app/core';
 import { WEBHOOK_BOOKKEEPING_DB } from '../../libs/webhooks/src/delivery/webhook-bookkeeping';
+import { adminDataSource } from '../support/database-admin';
 import { isolatedDatabase, seedMerchant, startTestApp, startTestWorker, TestApp } from '../support/test-app';
 
 /**
@@ -33,7 +34,9 @@ describe('database sessions', () => {
       const big = await seedMerchant(isolated);
       const small = await seedMerchant(isolated);
       // A burst of writes that autovacuum has not analyzed yet (it is kept off here, so the test does not race it).
-      await dataSource.query(`ALTER TABLE rewards SET (autovacuum_enabled = false)`);
+      const owner = await adminDataSource(isolated.config.databaseUrl); // only the owner role may alter a table
+      await owner.query(`ALTER TABLE rewards SET (autovacuum_enabled = false)`);
+      await owner.destroy();
       const insert = (accountId: string, count: number, tag: string) =>
         dataSource.query(
           `INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, source)

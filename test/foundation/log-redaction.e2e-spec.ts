@@ -1,7 +1,7 @@
 import { PinoLogger } from 'nestjs-pino';
 import { symbols } from 'pino';
-import { DataSource } from 'typeorm';
 import { choiceReward, fund } from '../support/rewards';
+import { adminDataSource } from '../support/database-admin';
 import { isolatedDatabase, seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -18,7 +18,8 @@ describe('log redaction of failed database statements', () => {
     t = await startTestApp({ env: { ...(await isolatedDatabase()), LOG_LEVEL: 'warn' } });
     merchant = await seedMerchant(t);
     await fund(t, merchant, 100_000);
-    const db = t.app.get(DataSource);
+    // As the owner role: the service's own role may create no trigger.
+    const db = await adminDataSource(t.config.databaseUrl);
     await db.query(`
       CREATE FUNCTION refuse_insert() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -27,6 +28,7 @@ describe('log redaction of failed database statements', () => {
       END $$`);
     await db.query('CREATE TRIGGER refuse_rewards BEFORE INSERT ON rewards FOR EACH ROW EXECUTE FUNCTION refuse_insert()');
     await db.query('CREATE TRIGGER refuse_endpoints BEFORE INSERT ON webhook_endpoints FOR EACH ROW EXECUTE FUNCTION refuse_insert()');
+    await db.destroy();
   });
   afterAll(() => t.close());
 

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { RewardBackgroundJobs } from '@app/rewards';
+import { adminDataSource } from '../support/database-admin';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { choiceReward, countRows, fund } from '../support/rewards';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
@@ -50,12 +51,14 @@ describe('expiry drain: many due rewards of one merchant, several sweepers, send
     const otherIds = await dueRewards(other, 60, 1_000);
     const notDue = (await t.api.as(hot.key).post('/v1/rewards', choiceReward(1_000, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() }))).body.reward.id;
 
-    // Every change of a wallet row's balances, with the transaction that made it.
-    await dataSource.query(`CREATE TABLE test_wallet_updates (txid bigint NOT NULL, account_id text NOT NULL)`);
-    await dataSource.query(`
+    // Every change of a wallet row's balances, with the transaction that made it (made as the owner role:
+    // the service's own role may create no table or trigger).
+    const owner = await adminDataSource(t.config.databaseUrl);
+    await owner.query(`CREATE TABLE test_wallet_updates (txid bigint NOT NULL, account_id text NOT NULL)`);
+    await owner.query(`
       CREATE FUNCTION test_count_wallet_update() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN INSERT INTO test_wallet_updates VALUES (txid_current(), NEW.account_id); RETURN NULL; END $$`);
-    await dataSource.query(`
+    await owner.query(`
       CREATE TRIGGER test_count_wallet_updates AFTER UPDATE ON wallets
       FOR EACH ROW WHEN (NEW.reserved_cents < OLD.reserved_cents) EXECUTE FUNCTION test_count_wallet_update()`);
 
@@ -105,9 +108,10 @@ describe('expiry drain: many due rewards of one merchant, several sweepers, send
       // Nothing left to expire: a second drain finds nothing and changes nothing.
       expect(await workers[0].app.get(RewardBackgroundJobs).expireDue(50)).toBe(0);
     } finally {
-      await dataSource.query(`DROP TRIGGER test_count_wallet_updates ON wallets`);
-      await dataSource.query(`DROP FUNCTION test_count_wallet_update`);
-      await dataSource.query(`DROP TABLE test_wallet_updates`);
+      await owner.query(`DROP TRIGGER test_count_wallet_updates ON wallets`);
+      await owner.query(`DROP FUNCTION test_count_wallet_update`);
+      await owner.query(`DROP TABLE test_wallet_updates`);
+      await owner.destroy();
     }
   });
 });

@@ -5,6 +5,7 @@ import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { RecipientClient, tokenOf } from '../support/redemption';
 import { CatalogPicks, catalogPicks, choiceReward, fixedReward, fund } from '../support/rewards';
+import { adminDataSource } from '../support/database-admin';
 import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 const STATUSES = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED', 'REDEEMED', 'EXPIRED', 'CANCELED'];
@@ -201,7 +202,13 @@ describe('kept list counts under concurrent randomized workloads', () => {
       'rewards:EXPIRED': 0,
       topups: 1,
     });
-    await dataSource.query(`DELETE FROM rewards WHERE account_id = $1`, [m.accountId]);
+    // As the owner role: the service itself never deletes a reward (and its role may not).
+    const owner = await adminDataSource(t.config.databaseUrl);
+    try {
+      await owner.query(`DELETE FROM rewards WHERE account_id = $1`, [m.accountId]);
+    } finally {
+      await owner.destroy();
+    }
     expect(await readListTotals(dataSource.manager, m.accountId, ['rewards', 'rewards:SENT'])).toEqual({ rewards: 0, 'rewards:SENT': 0 });
   });
 });

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { choiceReward, fund } from '../support/rewards';
+import { adminDataSource } from '../support/database-admin';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 const STATUSES = ['SENT', 'CANCELED', 'EXPIRED'];
@@ -36,7 +37,13 @@ describe('list pages and cursors', () => {
       [accountIds, count, STATUSES],
     );
     const [{ next }] = await dataSource.query(`SELECT max(seq) + 1 AS next FROM rewards`);
-    await dataSource.query(`ALTER TABLE rewards ALTER COLUMN seq RESTART WITH ${Number(next)}`);
+    // Only the owner role may alter a table.
+    const owner = await adminDataSource(t.config.databaseUrl);
+    try {
+      await owner.query(`ALTER TABLE rewards ALTER COLUMN seq RESTART WITH ${Number(next)}`);
+    } finally {
+      await owner.destroy();
+    }
   }
 
   async function truth(filter: string, params: unknown[], offset: number, limit: number): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { InsufficientFundsError, newId } from '@app/core';
 import { WalletLedger } from '@app/wallet';
+import { adminDataSource } from '../support/database-admin';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
@@ -106,11 +107,20 @@ describe('wallet ledger (real Postgres, concurrent transactions)', () => {
       );
     });
 
-    it('editing or deleting a ledger row', async () => {
+    it('editing or deleting a ledger row: the service may not, and the owner role meets the append-only trigger', async () => {
       const { accountId } = await seedMerchant(t);
       await credit(accountId, 100);
-      await expect(dataSource.query(`UPDATE wallet_transactions SET available_delta_cents = 999 WHERE account_id = $1`, [accountId])).rejects.toThrow(/append-only/);
-      await expect(dataSource.query(`DELETE FROM wallet_transactions WHERE account_id = $1`, [accountId])).rejects.toThrow(/append-only/);
+      const edit = `UPDATE wallet_transactions SET available_delta_cents = 999 WHERE account_id = $1`;
+      const remove = `DELETE FROM wallet_transactions WHERE account_id = $1`;
+      await expect(dataSource.query(edit, [accountId])).rejects.toThrow(/permission denied for table wallet_transactions/);
+      await expect(dataSource.query(remove, [accountId])).rejects.toThrow(/permission denied for table wallet_transactions/);
+      const owner = await adminDataSource(t.config.databaseUrl);
+      try {
+        await expect(owner.query(edit, [accountId])).rejects.toThrow(/append-only/);
+        await expect(owner.query(remove, [accountId])).rejects.toThrow(/append-only/);
+      } finally {
+        await owner.destroy();
+      }
     });
 
     it('a ledger row whose deltas do not fit its kind, or that would overdraw', async () => {
