@@ -10,16 +10,21 @@ const MIGRATION_LOCK = 72_410_001;
 export async function runMigrations(config: AppConfig): Promise<string[]> {
   const dataSource = new DataSource({
     ...dataSourceOptions({ ...config, databaseUrl: config.databaseMigrationUrl }),
-    extra: { max: 1, options: MIGRATION_SESSION_OPTIONS, application_name: 'migrations' },
+    // Two sessions: one holds the lock, the other migrates. A migration that fails can leave its own
+    // session checked out, and the unlock must not wait for it (destroy() closes both in any case).
+    extra: { max: 2, options: MIGRATION_SESSION_OPTIONS, application_name: 'migrations' },
   });
   await dataSource.initialize();
   try {
-    await dataSource.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const lock = dataSource.createQueryRunner();
+    await lock.connect();
     try {
+      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       const applied = await dataSource.runMigrations({ transaction: 'each' });
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
       return applied.map((m) => m.name);
     } finally {
-      await dataSource.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      await lock.release();
     }
   } finally {
     await dataSource.destroy();
