@@ -118,6 +118,33 @@ describe('database roles', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it('cannot write a wallet balance, not even from triggers of its own nested deep enough to pass the balance guard', async () => {
+    const balances = () => superuser.query(`SELECT available_cents, reserved_cents FROM wallets WHERE account_id = $1`, [merchant.accountId]);
+    const before = await balances();
+    await inServiceSession(async (runner) => {
+      await expect(runner.query(`UPDATE wallets SET available_cents = available_cents + 100000 WHERE account_id = $1`, [merchant.accountId])).rejects.toThrow(
+        /permission denied for table wallets/,
+      );
+    });
+    await inServiceSession(async (runner) => {
+      await runner.query(`CREATE TEMP TABLE outer_knock (account_id text)`);
+      await runner.query(`CREATE TEMP TABLE inner_knock (account_id text)`);
+      await runner.query(`
+        CREATE FUNCTION pg_temp.outer_knock() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO inner_knock VALUES (NEW.account_id); RETURN NEW; END $$`);
+      await runner.query(`
+        CREATE FUNCTION pg_temp.inner_knock() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN UPDATE wallets SET available_cents = available_cents + 100000 WHERE account_id = NEW.account_id; RETURN NEW; END $$`);
+      await runner.query(`CREATE TRIGGER outer_knock AFTER INSERT ON outer_knock FOR EACH ROW EXECUTE FUNCTION pg_temp.outer_knock()`);
+      await runner.query(`CREATE TRIGGER inner_knock AFTER INSERT ON inner_knock FOR EACH ROW EXECUTE FUNCTION pg_temp.inner_knock()`);
+      await expect(runner.query(`INSERT INTO outer_knock VALUES ($1)`, [merchant.accountId])).rejects.toThrow(/permission denied for table wallets/);
+    });
+    expect(await balances()).toEqual(before);
+    // The service's own way still moves them: a ledger row, applied by the ledger's trigger.
+    await fund(t, merchant, 100);
+    expect(await balances()).toEqual([{ ...before[0], available_cents: String(Number(before[0].available_cents) + 100) }]);
+  });
+
   it('the triggers themselves make no exception for statements run from inside a trigger, even for a superuser', async () => {
     const before = await snapshot();
     for (const table of ['audit_log', 'wallet_transactions']) {
@@ -173,6 +200,7 @@ describe('database roles', () => {
   it('deleting an account (an operator, as the owner role) still takes its entries and its ledger with it', async () => {
     const gone = await seedMerchant(t);
     await fund(t, gone, 1_000);
+    const kept = await snapshot();
     expect((await snapshot(gone.accountId)).ledger).toHaveLength(1);
     await inServiceSession(async (runner) => {
       await expect(runner.query(`DELETE FROM accounts WHERE id = $1`, [gone.accountId])).rejects.toThrow(/permission denied for table accounts/);
@@ -184,6 +212,6 @@ describe('database roles', () => {
       await owner.destroy();
     }
     expect(await snapshot(gone.accountId)).toEqual({ audit: [], ledger: [] });
-    expect((await snapshot()).audit).toHaveLength(1);
+    expect(await snapshot()).toEqual(kept);
   });
 });

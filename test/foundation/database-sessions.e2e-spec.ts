@@ -20,8 +20,11 @@ describe('database sessions', () => {
       expect(main.jit).toBe('off');
       const [bookkeeping] = await worker.app
         .get<DataSource>(WEBHOOK_BOOKKEEPING_DB)
-        .query(`SELECT current_setting('jit') AS jit, current_setting('synchronous_commit') AS sync, current_setting('enable_bitmapscan') AS bitmap`);
-      expect(bookkeeping).toEqual({ jit: 'off', sync: 'off', bitmap: 'off' });
+        .query(
+          `SELECT current_setting('jit') AS jit, current_setting('synchronous_commit') AS sync, current_setting('enable_bitmapscan') AS bitmap, current_user AS role`,
+        );
+      // And as the service's runtime role, as every session of the service (docs/operations.md, Database roles).
+      expect(bookkeeping).toEqual({ jit: 'off', sync: 'off', bitmap: 'off', role: 'rewards_app' });
     } finally {
       await worker.close();
     }

@@ -100,11 +100,16 @@ describe('wallet ledger (real Postgres, concurrent transactions)', () => {
   });
 
   describe('the database itself refuses what must never happen', () => {
-    it('a balance written directly, not through the ledger', async () => {
+    it('a balance written directly, not through the ledger: the service may not, and the owner role meets the guard', async () => {
       const { accountId } = await seedMerchant(t);
-      await expect(dataSource.query(`UPDATE wallets SET available_cents = 1000000 WHERE account_id = $1`, [accountId])).rejects.toThrow(
-        /only through wallet_transactions/,
-      );
+      const write = `UPDATE wallets SET available_cents = 1000000 WHERE account_id = $1`;
+      await expect(dataSource.query(write, [accountId])).rejects.toThrow(/permission denied for table wallets/);
+      const owner = await adminDataSource(t.config.databaseUrl);
+      try {
+        await expect(owner.query(write, [accountId])).rejects.toThrow(/only through wallet_transactions/);
+      } finally {
+        await owner.destroy();
+      }
     });
 
     it('editing or deleting a ledger row: the service may not, and the owner role meets the append-only trigger', async () => {
