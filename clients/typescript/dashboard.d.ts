@@ -722,6 +722,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Briefly busy; nothing was changed. Retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     signOut: {
@@ -1289,6 +1298,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly busy; nothing was changed. Retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -1606,7 +1633,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The credential lacks the required scope. */
+            /**
+             * @description The credential lacks the required scope.
+             *
+             *     The credential lacks the required scope.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1615,8 +1646,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Rate limited; see `Retry-After`. */
+            /**
+             * @description Rate limited; see `Retry-After`.
+             *
+             *     Rate limited; see `Retry-After`.
+             */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly busy; nothing was changed. Retry after `Retry-After`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1804,7 +1848,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Rate limited; see `Retry-After`. */
+            /**
+             * @description Rate limited; see `Retry-After`.
+             *
+             *     Rate limited; see `Retry-After`.
+             */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1906,6 +1954,24 @@ export interface operations {
             };
             /** @description No such resource, or it belongs to another account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly busy; nothing was changed. Retry after `Retry-After`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

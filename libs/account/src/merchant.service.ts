@@ -18,7 +18,10 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Creates accounts with their owner: the operator CLI's merchant:create. */
 @Injectable()
 export class MerchantService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly hasher: PasswordHasher,
+  ) {}
 
   /**
    * An e-mail that already has a user reuses that user (who becomes owner of the new account too);
@@ -37,7 +40,7 @@ export class MerchantService {
     if (!/^[A-Z]{3}$/.test(currency)) issues.push({ path: 'currency', message: 'must be a 3-letter currency code' });
     if (issues.length) throw new BadRequestError(issues);
 
-    const passwordHash = await PasswordHasher.hash(input.password);
+    const passwordHash = await this.hasher.hash(input.password);
     return this.dataSource.transaction(async (manager) => {
       // ON CONFLICT DO NOTHING: whoever inserted the e-mail first, the next line reads that one row.
       await manager

@@ -135,7 +135,7 @@ export class InvitationsController {
     description: 'A new user is signed in (the session cookie is set). A used, revoked or expired token: 404.',
   })
   @ApiResponse({ status: 201, type: SessionDto })
-  @ApiErrorResponses(400, 401, 403, 404)
+  @ApiErrorResponses(400, 401, 403, 404, 429, 503)
   async accept(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,

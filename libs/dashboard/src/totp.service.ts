@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { generateSecret, generateURI, verify } from 'otplib';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditTrail } from '@app/auth';
-import { KeyRing, sealContext, SealedColumn, ValidationError } from '@app/core';
+import { AuditTrail, ReauthenticationLimiter } from '@app/auth';
+import { KeyRing, RateLimitedError, sealContext, SealedColumn, ValidationError } from '@app/core';
 import { ActorContext, userActor } from './audit-context';
 import { accountIdsOf } from './memberships';
 
@@ -32,7 +32,8 @@ interface TotpRow {
  * users.totp_secret only, pending until a first code confirms it. Each accepted code records its
  * time step, and a code of that step or an earlier one is refused, so a code seen over someone's
  * shoulder is worthless once used (docs/dashboard.md). The secret is sealed under the key ring for
- * its user (docs/secrets.md): a database copy cannot mint codes.
+ * its user (docs/secrets.md): a database copy cannot mint codes. Wrong codes to turn it off count
+ * against the user's re-authentication failures, with wrong current passwords (docs/dashboard.md).
  */
 @Injectable()
 export class TotpService {
@@ -40,6 +41,7 @@ export class TotpService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditTrail,
     private readonly keyRing: KeyRing,
+    private readonly reauthentication: ReauthenticationLimiter,
   ) {}
 
   async isEnabled(userId: string): Promise<boolean> {
@@ -69,16 +71,23 @@ export class TotpService {
   }
 
   async disable(actor: ActorContext, code: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    const admitted = await this.reauthentication.admit(actor.userId);
+    if (!admitted.allowed) throw new RateLimitedError(admitted.retryAfterSeconds, 'Too many wrong passwords or codes; retry later.');
+    const disabled = await this.dataSource.transaction(async (manager) => {
       const row = await this.lock(manager, actor.userId);
       if (!row.totp_enabled_at) throw new ValidationError('Two-factor sign-in is not on.');
-      if (!(await this.consume(manager, actor.userId, row, code))) throw new ValidationError('The code is not right.');
+      if (!(await this.consume(manager, actor.userId, row, code))) return false;
       await manager.query(
         `UPDATE users SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`,
         [actor.userId],
       );
       await this.record(manager, actor, 'totp.disabled');
+      return true;
     });
+    if (!disabled) {
+      await this.reauthentication.failed(actor.userId);
+      throw new ValidationError('The code is not right.');
+    }
   }
 
   /** At sign-in: whether `code` is a valid, unused code of the user's enabled secret (using it up). */
