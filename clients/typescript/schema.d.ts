@@ -4673,6 +4673,15 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthErrorResponseDto"];
                 };
             };
+            /** @description `invalid_request`: the form body is larger than 100 KB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponseDto"];
+                };
+            };
             /** @description `rate_limited`: this address failed client authentication too often; see `Retry-After`. */
             429: {
                 headers: {
@@ -4747,6 +4756,15 @@ export interface operations {
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthErrorResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: the form body is larger than 100 KB. */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -5,6 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { ApiExceptionFilter, APP_CONFIG, AppConfig, httpMetrics, jsonBodyOnly, safeInput, validationExceptionFactory } from '@app/core';
+import { OAUTH_FORM_PATHS, oauthFormBody } from '@app/oauth';
 import { serveDashboard } from './dashboard-static';
 import { buildOpenApiDocument } from './openapi-document';
 
@@ -34,6 +35,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.use(httpMetrics);
   app.use(jsonBodyOnly);
   app.useBodyParser('json', { limit: '1mb' });
+  // Before the service-wide form parser: the OAuth endpoints report unreadable bodies in RFC 6749's shape.
+  app.use(OAUTH_FORM_PATHS, oauthFormBody);
   app.use(safeInput);
   app.useGlobalPipes(
     new ValidationPipe({

@@ -1,8 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ApiKeyService, MerchantService } from '@app/account';
+import { ApiKeyService, MerchantService, TOTP_SEALED_COLUMNS } from '@app/account';
 import { IDEMPOTENCY_SEALED_COLUMNS, KeyRing, rotateSealedColumn, SealedColumn } from '@app/core';
-import { TOTP_SEALED_COLUMNS } from '@app/dashboard';
 import { OAuthClientService } from '@app/oauth';
 import { REWARD_SEALED_COLUMNS } from '@app/rewards';
 import { WEBHOOK_SEALED_COLUMNS } from '@app/webhooks';

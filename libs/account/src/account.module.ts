@@ -10,12 +10,13 @@ import { MembershipEntity } from './entities/membership.entity';
 import { UserEntity } from './entities/user.entity';
 import { MerchantService } from './merchant.service';
 import { PasswordHasher, passwordKdfProvider } from './password-hasher';
+import { TotpService } from './totp.service';
 import { UserDirectory } from './user-directory.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AccountEntity, UserEntity, MembershipEntity, ApiKeyEntity]), AuditModule],
   controllers: [AccountController],
-  providers: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, passwordKdfProvider],
-  exports: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher],
+  providers: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, passwordKdfProvider, TotpService],
+  exports: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, TotpService],
 })
 export class AccountModule {}

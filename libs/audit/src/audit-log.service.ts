@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'member.joined',
   'member.role_changed',
   'member.removed',
+  'connected_app.connected',
   'connected_app.revoked',
   'branding.updated',
   'catalog_rules.updated',

@@ -9,6 +9,7 @@ export type AuditAction =
   | 'member.joined'
   | 'member.role_changed'
   | 'member.removed'
+  | 'connected_app.connected'
   | 'connected_app.revoked'
   | 'password.changed'
   | 'totp.enabled'

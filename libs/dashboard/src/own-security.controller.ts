@@ -7,8 +7,7 @@ import { Inject } from '@nestjs/common';
 import { ActorContext } from './audit-context';
 import { ChangePasswordDto, PasswordResetDto, PasswordResetRequestDto, TotpCodeDto, TotpSetupDto } from './dto/security.dto';
 import { PasswordService } from './password.service';
-import { TotpService } from './totp.service';
-import { UserDirectory } from '@app/account';
+import { TotpService, UserDirectory } from '@app/account';
 
 @ApiTags('Own security')
 @Controller('dashboard/api/me')

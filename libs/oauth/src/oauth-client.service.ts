@@ -71,6 +71,10 @@ export class OAuthClientService {
     }
     const credentials = parseBasic(authorization);
     if (!credentials) throw new OAuthError('invalid_client', 'Client authentication with HTTP Basic is required.');
+    // No client id or secret holds a NUL (U+0000), and PostgreSQL refuses one in the lookup.
+    if (credentials.clientId.includes('\u0000') || credentials.secret.includes('\u0000')) {
+      throw new OAuthError('invalid_client', 'Client authentication failed.');
+    }
     const client = await this.find(credentials.clientId);
     const matches = constantTimeEqual(hashSecret(credentials.secret), client?.secretHash ?? DECOY_HASH);
     if (!client || !matches) throw new OAuthError('invalid_client', 'Client authentication failed.');

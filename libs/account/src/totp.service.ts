@@ -4,8 +4,13 @@ import { generateSecret, generateURI, verify } from 'otplib';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditTrail, ReauthenticationLimiter } from '@app/auth';
 import { KeyRing, RateLimitedError, sealContext, SealedColumn, ValidationError } from '@app/core';
-import { ActorContext, userActor } from './audit-context';
-import { accountIdsOf } from './memberships';
+
+/** Who turns two-factor sign-in on or off, and from where, as the audit log records it. */
+export interface TotpActor {
+  userId: string;
+  email: string;
+  ipAddress: string | null;
+}
 
 const ISSUER = 'Rewards';
 /** A code of the step before or after the current one is accepted too (clock drift, slow typing). */
@@ -32,8 +37,10 @@ interface TotpRow {
  * users.totp_secret only, pending until a first code confirms it. Each accepted code records its
  * time step, and a code of that step or an earlier one is refused, so a code seen over someone's
  * shoulder is worthless once used (docs/dashboard.md). The secret is sealed under the key ring for
- * its user (docs/secrets.md): a database copy cannot mint codes. Wrong codes to turn it off count
- * against the user's re-authentication failures, with wrong current passwords (docs/dashboard.md).
+ * its user (docs/secrets.md): a database copy cannot mint codes. It lives with the users it belongs to,
+ * since both sign-ins ask for it: the dashboard's and the OAuth authorize pages' (docs/oauth.md).
+ * Wrong codes to turn it off count against the user's re-authentication failures, with wrong current
+ * passwords (docs/dashboard.md).
  */
 @Injectable()
 export class TotpService {
@@ -60,7 +67,7 @@ export class TotpService {
     return { secret, otpauthUrl: generateURI({ issuer: ISSUER, label: email, secret }) };
   }
 
-  async confirm(actor: ActorContext, code: string): Promise<void> {
+  async confirm(actor: TotpActor, code: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const row = await this.lock(manager, actor.userId);
       if (!row.totp_secret || row.totp_enabled_at) throw new ValidationError('Start the two-factor set-up first.');
@@ -70,7 +77,7 @@ export class TotpService {
     });
   }
 
-  async disable(actor: ActorContext, code: string): Promise<void> {
+  async disable(actor: TotpActor, code: string): Promise<void> {
     const admitted = await this.reauthentication.admit(actor.userId);
     if (!admitted.allowed) throw new RateLimitedError(admitted.retryAfterSeconds, 'Too many wrong passwords or codes; retry later.');
     const disabled = await this.dataSource.transaction(async (manager) => {
@@ -118,9 +125,19 @@ export class TotpService {
     return true;
   }
 
-  private async record(manager: EntityManager, actor: ActorContext, action: 'totp.enabled' | 'totp.disabled'): Promise<void> {
-    for (const accountId of await accountIdsOf(manager, actor.userId)) {
-      await this.audit.record(manager, { accountId, action, targetType: 'user', targetId: actor.userId, ...userActor(actor) });
+  private async record(manager: EntityManager, actor: TotpActor, action: 'totp.enabled' | 'totp.disabled'): Promise<void> {
+    const memberships: { account_id: string }[] = await manager.query(`SELECT account_id FROM memberships WHERE user_id = $1`, [
+      actor.userId,
+    ]);
+    for (const { account_id: accountId } of memberships) {
+      await this.audit.record(manager, {
+        accountId,
+        action,
+        targetType: 'user',
+        targetId: actor.userId,
+        actor: { type: 'user', id: actor.userId, label: actor.email },
+        ipAddress: actor.ipAddress,
+      });
     }
   }
 }
