@@ -15,7 +15,13 @@ Money is integer cents (\`valueCents\`, \`amountCents\`, ...) everywhere except 
 25.00: send \`valueCents: 2500\` for it). Every error is \`{error, message}\`; a 400 adds \`issues\`
 (the OAuth token and revoke endpoints answer RFC 6749's \`{error, error_description}\` instead).
 Authenticate with \`Authorization: Bearer <API key or OAuth access token>\`. Requests are limited to
-300 a minute per credential (\`RateLimit-*\` headers; \`429\` with \`Retry-After\`).`;
+300 a minute per credential (\`RateLimit-*\` headers; \`429\` with \`Retry-After\`). Marketplace apps
+get an access token with the OAuth 2.0 authorization code flow with PKCE (the \`oauth2\` scheme).
+
+Requests are checked strictly: a body field its schema does not list, \`null\` for a field not marked
+\`nullable\`, and on an operation that lists query parameters any other one, are each \`400\` naming it
+(an operation that lists none ignores the query string). Every answer carries \`X-Request-Id\` (yours
+when you send a sane one): quote it when asking about a request.`;
 
 const SCOPE_DESCRIPTIONS: Record<(typeof OAUTH_SCOPES)[number], string> = {
   'account:read': 'Read the account, its branding, overview and catalog rules.',

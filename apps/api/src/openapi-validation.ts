@@ -19,7 +19,7 @@ const PATTERNS: Record<string, string> = {
 
 export function applyValidatorRules(document: OpenAPIObject): OpenAPIObject {
   const schemas = (document.components?.schemas ?? {}) as Json;
-  const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<Function, { propertyName: string; name?: string; each?: boolean; constraints?: unknown[] }[]> };
+  const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<abstract new (...args: never[]) => unknown, { propertyName: string; name?: string; each?: boolean; constraints?: unknown[] }[]> };
   for (const [target, rules] of storage.validationMetadatas) {
     const schema = schemas[target.name];
     if (!schema?.properties) continue;
