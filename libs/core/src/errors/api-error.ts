@@ -51,8 +51,18 @@ export class InsufficientFundsError extends ApiError {
 }
 
 export class ForbiddenError extends ApiError {
-  constructor(message: string) {
-    super(403, 'forbidden', message);
+  constructor(message: string, headers: Record<string, string> = {}) {
+    super(403, 'forbidden', message, undefined, headers);
+  }
+}
+
+/**
+ * 403 for a bearer credential (API key or OAuth token) that lacks a scope: RFC 6750 §3.1's
+ * `insufficient_scope` challenge names the scope the request needs.
+ */
+export class InsufficientScopeError extends ForbiddenError {
+  constructor(scope: string, message = `This credential lacks the scope ${scope} that this endpoint requires.`) {
+    super(message, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` });
   }
 }
 
