@@ -44,6 +44,8 @@ export * from './pagination/list-counts';
 export * from './database/read-snapshot';
 export * from './pagination/list-page';
 export * from './validation/control-characters';
+export * from './validation/input-shape';
+export * from './validation/api-validation.pipe';
 export * from './crypto/key-ring';
 export * from './crypto/development-keys';
 export * from './crypto/crypto.module';

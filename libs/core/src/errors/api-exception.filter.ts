@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiError, ErrorCode, FieldIssue } from './api-error';
+import { ApiError, ErrorCode, FieldIssue, MAX_ISSUES } from './api-error';
 import { redactPathSecrets } from '../logging/logging.module';
 import { storeUnavailable } from './store-unavailable';
 
@@ -59,7 +59,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
   ): { status: number; body: ErrorBody; headers: Record<string, string> } {
     if (exception instanceof ApiError) {
       const body: ErrorBody = { error: exception.code, message: exception.message };
-      if (exception.issues) body.issues = exception.issues;
+      if (exception.issues) body.issues = exception.issues.slice(0, MAX_ISSUES);
       return { status: exception.status, body, headers: exception.headers };
     }
     const bodyParserError = asBodyParserError(exception);
