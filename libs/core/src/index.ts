@@ -20,6 +20,7 @@ export * from './money/money';
 export * from './pagination/pagination';
 export * from './redis/redis.module';
 export * from './logging/logging.module';
+export * from './logging/secret-params';
 export * from './bootstrap/run-process';
 export * from './queue/queue.module';
 export * from './queue/queues';
