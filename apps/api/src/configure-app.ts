@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import { ApiExceptionFilter, ApiValidationPipe, APP_CONFIG, AppConfig, httpMetrics, jsonBodyOnly, safeInput } from '@app/core';
+import { ApiExceptionFilter, ApiValidationPipe, APP_CONFIG, AppConfig, httpMetrics, jsonBodyOnly, noStore, safeInput } from '@app/core';
 import { serveDashboard } from './dashboard-static';
 import { buildOpenApiDocument } from './openapi-document';
 
@@ -31,6 +31,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     }),
   );
   app.use(httpMetrics);
+  app.use(noStore);
   app.use(jsonBodyOnly);
   app.useBodyParser('json', { limit: '1mb' });
   app.use(safeInput);

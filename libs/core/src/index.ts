@@ -13,6 +13,7 @@ export * from './http/error-response.dto';
 export * from './http/api-error-responses.decorator';
 export * from './http/json-body-only.middleware';
 export * from './http/safe-input.middleware';
+export * from './http/no-store.middleware';
 export * from './ids/ids';
 export * from './money/bigint-cents.transformer';
 export * from './money/numeric-major-units.transformer';
