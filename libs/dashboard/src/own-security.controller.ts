@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { assertOwnOrigin, clientAddress, CurrentSession, Public, Session, SignedIn } from '@app/auth';
-import { ApiErrorResponses, APP_CONFIG, AppConfig, UnauthorizedError } from '@app/core';
+import { ApiErrorResponses, APP_CONFIG, AppConfig, SecretParams, UnauthorizedError } from '@app/core';
 import { Inject } from '@nestjs/common';
 import { ActorContext } from './audit-context';
 import { ChangePasswordDto, PasswordResetDto, PasswordResetRequestDto, TotpCodeDto, TotpSetupDto } from './dto/security.dto';
@@ -86,6 +86,7 @@ export class PasswordResetController {
     await this.passwords.requestReset(body.email, req.ip ?? null);
   }
 
+  @SecretParams('token')
   @Post(':token')
   @HttpCode(204)
   @ApiOperation({ operationId: 'resetPassword', security: [], summary: 'Set a new password with a reset link: every session of the user ends' })

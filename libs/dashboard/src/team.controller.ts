@@ -10,7 +10,7 @@ import {
   RequireDashboardScope,
   SessionStore,
 } from '@app/auth';
-import { ApiErrorResponses } from '@app/core';
+import { ApiErrorResponses, SecretParams } from '@app/core';
 import { actorOf } from './audit-context';
 import { DashboardCookie } from './dashboard-cookie';
 import { SessionDto } from './dto/session.dto';
@@ -116,6 +116,7 @@ export class InvitationsController {
     await this.invitations.revoke(principal.accountId, id);
   }
 
+  @SecretParams('invitation')
   @Get(':invitation')
   @Public()
   @ApiOperation({ operationId: 'getInvitation', summary: "An invitation by its link's token (no session needed)", security: [] })
@@ -125,6 +126,7 @@ export class InvitationsController {
     return this.invitations.preview(token).then((invitation) => ({ invitation }));
   }
 
+  @SecretParams('invitation')
   @Post(':invitation/accept')
   @Public()
   @ApiParam({ name: 'invitation', description: 'The token of the invitation link.' })

@@ -32,9 +32,15 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The most issues a 400 lists (docs/errors.md): a body with a million wrong values is answered with the
+ * first hundred, and the message says how many more there were.
+ */
+export const MAX_ISSUES = 100;
+
 export class BadRequestError extends ApiError {
   constructor(issues: FieldIssue[], message = describeIssues(issues)) {
-    super(400, 'bad_request', message, issues);
+    super(400, 'bad_request', message, issues.slice(0, MAX_ISSUES));
   }
 }
 
@@ -101,5 +107,7 @@ export class UnavailableError extends ApiError {
 
 function describeIssues(issues: FieldIssue[]): string {
   if (issues.length === 0) return 'Malformed request.';
-  return `Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;
+  const listed = issues.slice(0, MAX_ISSUES).map((i) => `${i.path}: ${i.message}`).join('; ');
+  const more = issues.length - MAX_ISSUES;
+  return `Invalid request: ${listed}${more > 0 ? `; and ${more} more issue${more === 1 ? '' : 's'} not listed` : ''}`;
 }
