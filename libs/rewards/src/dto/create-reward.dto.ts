@@ -10,13 +10,13 @@ import {
   IsInt,
   IsISO8601,
   IsObject,
+  IsOptional,
   IsString,
   Matches,
   Max,
   MaxLength,
   Min,
   MinLength,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { NoControlCharacters } from '@app/core';
@@ -24,12 +24,6 @@ import { REWARD_TYPES } from '../entities/reward.entity';
 
 /** RFC 3339 §5.6 date-time: a date, a time and an offset (a time without one would be read in the server's zone). */
 const RFC3339_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
-
-/**
- * An optional field: leaving it out is fine, `null` is 400 (unlike `@IsOptional`, which lets `null`
- * through as if absent). None of these fields is nullable in the contract.
- */
-const IsPresentOrAbsent = () => ValidateIf((_, value) => value !== undefined);
 
 export class RecipientDto {
   /** Where the reward e-mail goes. */
@@ -44,7 +38,7 @@ export class RecipientDto {
   @NoControlCharacters()
   firstName: string;
 
-  @IsPresentOrAbsent()
+  @IsOptional()
   @IsString()
   @MaxLength(100)
   @NoControlCharacters()
@@ -71,7 +65,7 @@ export class CreateRewardDto {
   recipient: RecipientDto;
 
   /** Catalog item (required for FIXED, refused for CHOICE). */
-  @IsPresentOrAbsent()
+  @IsOptional()
   @IsString()
   @MinLength(1)
   @MaxLength(100)
@@ -79,7 +73,7 @@ export class CreateRewardDto {
   utid?: string;
 
   /** CHOICE only: brands the recipient may pick from. Omit for the whole catalog. */
-  @IsPresentOrAbsent()
+  @IsOptional()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(100)
@@ -95,21 +89,21 @@ export class CreateRewardDto {
     maxLength: 40,
     description: 'CHOICE only: when unused value returns to the wallet. Must be in the future. An RFC 3339 date-time with its offset (`Z` or `+02:00`); one without an offset is 400.',
   })
-  @IsPresentOrAbsent()
+  @IsOptional()
   @MaxLength(40)
   @Matches(RFC3339_DATE_TIME, { message: 'expiresAt must be an RFC 3339 date-time with an offset, e.g. 2027-01-31T12:00:00Z' })
   @IsISO8601({ strict: true }, { message: 'expiresAt must be an ISO 8601 timestamp' })
   expiresAt?: string;
 
   /** Shown in the e-mail and on the redemption page. */
-  @IsPresentOrAbsent()
+  @IsOptional()
   @IsString()
   @MaxLength(1000)
   @NoControlCharacters({ allowLineBreaks: true })
   message?: string;
 
   /** Your own reference; filter the list by it. */
-  @IsPresentOrAbsent()
+  @IsOptional()
   @IsString()
   @MinLength(1)
   @MaxLength(100)
@@ -117,7 +111,7 @@ export class CreateRewardDto {
   externalId?: string;
 
   /** Free-form label for reporting. */
-  @IsPresentOrAbsent()
+  @IsOptional()
   @IsString()
   @MaxLength(100)
   @NoControlCharacters()
