@@ -1,4 +1,4 @@
-import { seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
 import { registerApp } from '../support/oauth';
 
 /**
@@ -10,7 +10,8 @@ describe('HTTP statuses and headers of the contract', () => {
   let merchant: SeededMerchant;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // A database of its own, where no worker runs: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp({ env: await isolatedDatabase() });
     merchant = await seedMerchant(t);
   });
   afterAll(() => t.close());
