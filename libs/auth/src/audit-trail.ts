@@ -10,6 +10,7 @@ export type AuditAction =
   | 'member.role_changed'
   | 'member.removed'
   | 'connected_app.revoked'
+  | 'invitation.revoked'
   | 'password.changed'
   | 'totp.enabled'
   | 'totp.disabled';

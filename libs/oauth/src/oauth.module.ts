@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '@app/account';
+import { AuditModule } from '@app/audit';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeSessionStore } from './authorize-session.store';
 import { ConnectedAppsService } from './connected-apps.service';
@@ -18,6 +19,7 @@ import { OAuthTokenService } from './oauth-token.service';
 @Module({
   imports: [
     AccountModule,
+    AuditModule,
     TypeOrmModule.forFeature([
       OAuthClientEntity,
       OAuthConnectionEntity,
