@@ -491,7 +491,7 @@ export interface components {
              */
             grantedScopes: ("account:read" | "catalog:read" | "rewards:read" | "rewards:write" | "wallet:read" | "webhooks:read" | "webhooks:write" | "account:write" | "wallet:write")[];
             /** @description The dashboard member who made the key; `null` for a key made by an operator (the CLI). */
-            createdBy?: {
+            createdBy: {
                 /** @description `usr_` */
                 userId: string;
                 email: string;

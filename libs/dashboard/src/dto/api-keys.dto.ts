@@ -37,6 +37,8 @@ export class ApiKeyDto {
     nullable: true,
     properties: { userId: { type: 'string', description: '`usr_`' }, email: { type: 'string' } },
     required: ['userId', 'email'],
+    // The list above is the object's own fields; this says the property itself is always present.
+    selfRequired: true,
   })
   createdBy: ApiKeyCreatorDto | null;
 
