@@ -11,6 +11,7 @@ export type AuditAction =
   | 'member.removed'
   | 'connected_app.connected'
   | 'connected_app.revoked'
+  | 'invitation.revoked'
   | 'password.changed'
   | 'totp.enabled'
   | 'totp.disabled';

@@ -11,6 +11,7 @@ import {
   hashSecret,
   newId,
   NotFoundError,
+  queryRows,
   randomToken,
   RateLimitedError,
   UnauthorizedError,
@@ -106,12 +107,23 @@ export class InvitationsService {
     });
   }
 
-  async revoke(accountId: string, id: string): Promise<void> {
-    const [, revoked] = (await this.dataSource.query(
-      `UPDATE invitations SET revoked_at = now() WHERE id = $1 AND account_id = $2 AND ${PENDING}`,
-      [id, accountId],
-    )) as [unknown, number];
-    if (!revoked) throw new NotFoundError('Invitation');
+  async revoke(accountId: string, actor: ActorContext, id: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const [revoked] = await queryRows<{ email: string; role: Role }>(
+        manager,
+        `UPDATE invitations SET revoked_at = now() WHERE id = $1 AND account_id = $2 AND ${PENDING} RETURNING email, role`,
+        [id, accountId],
+      );
+      if (!revoked) throw new NotFoundError('Invitation');
+      await this.audit.record(manager, {
+        accountId,
+        action: 'invitation.revoked',
+        targetType: 'invitation',
+        targetId: id,
+        metadata: { email: revoked.email, role: revoked.role },
+        ...userActor(actor),
+      });
+    });
   }
 
   async preview(token: string): Promise<InvitationPreviewDto> {

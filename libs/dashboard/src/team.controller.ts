@@ -112,8 +112,8 @@ export class InvitationsController {
   @ApiParam({ name: 'invitation', description: "The invitation's id (`inv_`)." })
   @ApiResponse({ status: 204, description: 'Revoked.' })
   @ApiErrorResponses(404)
-  async revoke(@CurrentPrincipal() principal: Principal, @Param('invitation') id: string): Promise<void> {
-    await this.invitations.revoke(principal.accountId, id);
+  async revoke(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Param('invitation') id: string): Promise<void> {
+    await this.invitations.revoke(principal.accountId, actorOf(principal, req.ip), id);
   }
 
   @SecretParams('invitation')

@@ -25,6 +25,10 @@ const ACTION_NAMES: Record<AuditAction, true> = {
   'password.changed': true,
   'totp.enabled': true,
   'totp.disabled': true,
+  'webhook_endpoint.updated': true,
+  'invitation.revoked': true,
+  'account.created': true,
+  'oauth_client.created': true,
 };
 const ACTIONS = Object.keys(ACTION_NAMES) as AuditAction[];
 

@@ -14,6 +14,7 @@ import { WalletLedgerPerStatement1763960000000 } from './1763960000000-wallet-le
 import { DeliveryLeases1763970000000 } from './1763970000000-delivery-leases';
 import { ListCountChangesFine1763975000000 } from './1763975000000-list-count-changes-fine';
 import { WebhookDeliveryWrites1763980000000 } from './1763980000000-webhook-delivery-writes';
+import { ApiKeyCreators1763990026000 } from './1763990026000-api-key-creators';
 import { OAuthTwoFactorSessions1763992600000 } from './1763992600000-oauth-two-factor-sessions';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
@@ -34,5 +35,6 @@ export const MIGRATIONS = [
   DeliveryLeases1763970000000,
   ListCountChangesFine1763975000000,
   WebhookDeliveryWrites1763980000000,
+  ApiKeyCreators1763990026000,
   OAuthTwoFactorSessions1763992600000,
 ];
