@@ -5100,6 +5100,7 @@ export interface operations {
             /** @description `invalid_request`: the form body is larger than 100 KB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5196,6 +5197,7 @@ export interface operations {
             /** @description `invalid_request`: the form body is larger than 100 KB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
