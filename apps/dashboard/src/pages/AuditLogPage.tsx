@@ -14,6 +14,7 @@ const ACTION_NAMES: Record<AuditAction, true> = {
   'member.joined': true,
   'member.role_changed': true,
   'member.removed': true,
+  'connected_app.connected': true,
   'connected_app.revoked': true,
   'branding.updated': true,
   'catalog_rules.updated': true,
