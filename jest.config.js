@@ -3,7 +3,8 @@ const swaggerPlugin = { path: '<rootDir>/test/support/swagger-plugin-transformer
 
 module.exports = {
   rootDir: '.',
-  testEnvironment: 'node',
+  // Node's environment plus the outbound-connection guard: tests never leave the machine (docs/operations.md).
+  testEnvironment: '<rootDir>/test/support/hermetic-environment.js',
   testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/bench/**/*.spec.js'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {

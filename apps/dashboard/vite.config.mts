@@ -1,3 +1,4 @@
+/// <reference types="vitest/config" />
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -9,6 +10,8 @@ export default defineConfig({
   oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },
   // The types generated from openapi.yaml and openapi.dashboard.yaml (npm run openapi).
   resolve: { alias: { '@client': fileURLToPath(new URL('../../clients/typescript', import.meta.url)) } },
+  // Tests never leave the machine: the outbound-connection guard of the Jest suite (docs/operations.md).
+  test: { setupFiles: [fileURLToPath(new URL('../../test/support/outbound-guard.vitest.mjs', import.meta.url))] },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -345,7 +345,7 @@ export interface components {
         };
         AuditEntryDto: {
             /** @enum {string} */
-            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled";
+            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created";
             targetType: string | null;
             targetId: string | null;
             /** @description What changed, in the action's own terms. */
@@ -485,6 +485,17 @@ export interface components {
         };
         ApiKeyDto: {
             scopes: ("read" | "write")[];
+            /**
+             * @description What the key may do: `read` and `write` as the key's `scopes` say, but never more than the role
+             *     its creator had when it was made (a developer's `write` key: `rewards:write` and `webhooks:write`).
+             */
+            grantedScopes: ("account:read" | "catalog:read" | "rewards:read" | "rewards:write" | "wallet:read" | "webhooks:read" | "webhooks:write" | "account:write" | "wallet:write")[];
+            /** @description The dashboard member who made the key; `null` for a key made by an operator (the CLI). */
+            createdBy: {
+                /** @description `usr_` */
+                userId: string;
+                email: string;
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -565,7 +576,7 @@ export interface operations {
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
                 /** @description Only entries of this action. */
-                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled";
+                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created";
             };
             header?: never;
             path?: never;
@@ -715,6 +726,15 @@ export interface operations {
             };
             /** @description Rate limited; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly busy; nothing was changed. Retry after `Retry-After`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1289,6 +1309,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly busy; nothing was changed. Retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -1606,7 +1644,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The credential lacks the required scope. */
+            /**
+             * @description The credential lacks the required scope.
+             *
+             *     The credential lacks the required scope.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1615,8 +1657,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Rate limited; see `Retry-After`. */
+            /**
+             * @description Rate limited; see `Retry-After`.
+             *
+             *     Rate limited; see `Retry-After`.
+             */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly busy; nothing was changed. Retry after `Retry-After`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1804,7 +1859,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Rate limited; see `Retry-After`. */
+            /**
+             * @description Rate limited; see `Retry-After`.
+             *
+             *     Rate limited; see `Retry-After`.
+             */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1906,6 +1965,24 @@ export interface operations {
             };
             /** @description No such resource, or it belongs to another account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly busy; nothing was changed. Retry after `Retry-After`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

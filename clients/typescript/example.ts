@@ -1,4 +1,4 @@
-import { createRewardsClient } from './index';
+import { createRewardsClient } from './index.js';
 
 /** The README example, compiled with the client so it cannot go stale. */
 export async function sendReward(token: string): Promise<string | undefined> {

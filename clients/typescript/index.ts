@@ -1,5 +1,5 @@
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
-import type { components, operations, paths } from './schema';
+import type { components, operations, paths } from './schema.js';
 
 /**
  * A typed client for the Rewards API, generated from openapi.yaml (`npm run openapi` rewrites

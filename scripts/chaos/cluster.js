@@ -8,6 +8,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, log, sleep } = require('./util');
+const outboundGuard = require('../../test/support/outbound-guard');
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -284,6 +285,9 @@ class Cluster {
       WEBHOOK_TIMEOUT_MS: '5000',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       LOG_LEVEL: 'warn',
+      // Every process of the run is under the tests' outbound-connection guard (docs/operations.md, "Tests are hermetic").
+      ...outboundGuard.childEnv('chaos run'),
+      [outboundGuard.RECORD_ENV]: this.guardRecordPath(),
     };
     const apiEntry = path.join(ROOT, 'dist/apps/api/src/main.js');
     const workerEntry = path.join(ROOT, 'dist/apps/worker/src/main.js');
@@ -320,6 +324,15 @@ class Cluster {
         resolve(JSON.parse(stdout.trim().split('\n').pop()));
       });
     });
+  }
+
+  guardRecordPath() {
+    return path.join(this.tmp, 'outbound-guard.jsonl');
+  }
+
+  /** What the outbound-connection guard of the run's processes recorded (read before stopAll removes the folder). */
+  guardRecord() {
+    return outboundGuard.readRecord(this.guardRecordPath());
   }
 
   async stopAll() {

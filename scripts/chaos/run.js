@@ -19,6 +19,9 @@ const { phaseRow, observations, table, lastTroubleEnd, SLOW_MS } = require('./re
 const { SmtpSink, WebhookReceiver } = require('./sinks');
 const { ROOT, log, sleep } = require('./util');
 const { Workload, loadCatalog } = require('./workload');
+// The runner (workload, receiver, mail sink) stays on the loopback too (docs/operations.md, "Tests are hermetic").
+const outboundGuard = require('../../test/support/outbound-guard');
+const guardState = outboundGuard.install();
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
@@ -170,6 +173,7 @@ async function main() {
   if (backlogTotal(drained.backlog) !== 0 && drained.at === null) finalViolations.push(`backlog not drained in ${SETTINGS.finalSettleMs / 1000} s`);
   phases.push({ name: 'final', title: 'final audit (settled)', from: finalFrom, to: Date.now(), violations: finalViolations });
   await db.end();
+  const guardRecord = cluster.guardRecord();
   await cleanup();
   await sink.stop();
   await receiver.stop();
@@ -190,6 +194,11 @@ async function main() {
       `e-mail jobs ${f.mailJobs}, e-mails received ${f.emailsReceived}`,
   );
   const violations = phases.flatMap((p) => p.violations.map((v) => `${p.title}: ${v}`));
+  const guarded = guardRecord.filter((e) => e.kind === 'spawned' && e.main).length;
+  const refused = [...guardRecord.filter((e) => e.kind === 'refused'), ...guardState.refusals];
+  out.push('', `outbound-connection guard: active in the runner and ${guarded} spawned processes, ${refused.length} refused connections`);
+  if (guarded === 0) violations.push('outbound-connection guard: it did not run in the spawned processes');
+  for (const r of refused) violations.push(`outbound-connection guard refused ${r.what} (pid ${r.pid})`);
   out.push('', violations.length === 0 ? 'invariants: all held' : `INVARIANTS VIOLATED (${violations.length}):\n  ${violations.join('\n  ')}`);
   out.push('', findings.length === 0 ? 'availability: every criterion met' : `availability findings${flag('strict') ? ' (--strict: failing)' : ' (reported; --strict fails on them)'}:\n  ${findings.join('\n  ')}`, '');
   process.stdout.write(out.join('\n'));

@@ -103,6 +103,27 @@ describe('audit log', () => {
     expect(entry.actor).toEqual({ type: 'oauth_app', id: app.clientId, label: name.name });
   });
 
+  it("a webhook endpoint's URL change is recorded with the old and new host only; other changes are not URL changes", async () => {
+    const merchant = await seedMerchant(t);
+    const api = t.api.as(merchant.key);
+    const created = await api.post('/v1/webhook-endpoints', { url: 'https://old.example.com/hooks?token=old-receiver-secret', events: ['reward.created'] });
+    const id = created.body.webhookEndpoint.id;
+    expect((await api.patch(`/v1/webhook-endpoints/${id}`, { description: 'renamed' })).status).toBe(200);
+    expect((await api.patch(`/v1/webhook-endpoints/${id}`, { url: 'https://new.example.com/in/new-receiver-secret' })).status).toBe(200);
+    expect((await api.patch(`/v1/webhook-endpoints/${id}`, { url: 'https://new.example.com/in/new-receiver-secret' })).status).toBe(200);
+
+    const updates = await entries(merchant, 'webhook_endpoint.updated');
+    expect(updates).toEqual([
+      expect.objectContaining({
+        actor: expect.objectContaining({ type: 'api_key' }),
+        targetType: 'webhook_endpoint',
+        targetId: id,
+        metadata: { url: { fromHost: 'old.example.com', toHost: 'new.example.com' } },
+      }),
+    ]);
+    expect(JSON.stringify(updates)).not.toMatch(/receiver-secret/);
+  });
+
   it('a change that fails writes no entry, and an entry that cannot be written undoes the change', async () => {
     const merchant = await seedMerchant(t);
     const api = t.api.as(merchant.key);

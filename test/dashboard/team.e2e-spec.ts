@@ -83,6 +83,23 @@ describe('Dashboard: team and invitations', () => {
       expect(await db.query(`SELECT 1 FROM invitations WHERE token_hash = $1`, [token])).toEqual([]);
     });
 
+    it('a revocation is audited once, naming who revoked it and whom the invitation was for', async () => {
+      await invite(ownerClient, 'withdrawn@example.test', 'admin');
+      const { invitations } = (await ownerClient.get('/dashboard/api/invitations')).body;
+      const id = invitations.find((i: { email: string }) => i.email === 'withdrawn@example.test').id;
+      expect((await ownerClient.delete(`/dashboard/api/invitations/${id}`)).status).toBe(204);
+      expect((await ownerClient.delete(`/dashboard/api/invitations/${id}`)).status).toBe(404);
+      const log = await ownerClient.get('/dashboard/api/audit-log?action=invitation.revoked');
+      expect(log.body.entries).toEqual([
+        expect.objectContaining({
+          actor: { type: 'user', id: owner.userId, label: owner.email.toLowerCase() },
+          targetType: 'invitation',
+          targetId: id,
+          metadata: { email: 'withdrawn@example.test', role: 'admin' },
+        }),
+      ]);
+    });
+
     it('revoked or expired: 404', async () => {
       const revokedToken = await invite(ownerClient, 'revoked@example.test', 'viewer');
       const { invitations } = (await ownerClient.get('/dashboard/api/invitations')).body;

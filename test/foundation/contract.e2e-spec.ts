@@ -54,6 +54,7 @@ const EXPECTED_ROUTES: Record<string, string> = {
   // OAuth: the browser pages and the app-facing endpoints take no bearer credential.
   'GET /oauth/authorize': 'public',
   'POST /oauth/authorize/sign-in': 'public',
+  'POST /oauth/authorize/two-factor': 'public',
   'POST /oauth/authorize/decision': 'public',
   'POST /oauth/token': 'public',
   'POST /oauth/revoke': 'public',

@@ -1,5 +1,7 @@
-import { seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
+import { sharedContract } from '../support/contract';
 import { registerApp } from '../support/oauth';
+import { choiceReward, fund } from '../support/rewards';
+import { isolatedDatabase, seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The statuses and headers a generated client or a validating proxy relies on: each answer here is
@@ -10,7 +12,8 @@ describe('HTTP statuses and headers of the contract', () => {
   let merchant: SeededMerchant;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // A database of its own, where no worker runs: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp({ env: await isolatedDatabase() });
     merchant = await seedMerchant(t);
   });
   afterAll(() => t.close());
@@ -32,6 +35,63 @@ describe('HTTP statuses and headers of the contract', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.secret).toMatch(/^whsec_/);
+  });
+
+  it('routes that take no body: none (any or no Content-Type) just works; a non-JSON or oversized body is the declared 415/413', async () => {
+    await fund(t, merchant, 10_000);
+    const sent = await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000));
+    const resend = `/v1/rewards/${sent.body.reward.id}/resend`;
+    expect((await t.api.as(merchant.key).request('POST', resend)).status).toBe(200);
+    expect((await t.api.as(merchant.key).request('POST', resend, { headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(200);
+    // Each answer is checked against openapi.yaml by the client: 415 and 413 must be declared on resend.
+    const form = await t.api.as(merchant.key).request('POST', resend, { rawBody: 'a=b', headers: { 'content-type': 'text/plain' } });
+    expect(form.status).toBe(415);
+    const huge = await t.api.as(merchant.key).request('POST', resend, { rawBody: JSON.stringify({ pad: 'x'.repeat(1_100_000) }) });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error).toBe('bad_request');
+  });
+
+  it('a key without the scope gets 403 with the RFC 6750 insufficient_scope challenge naming it', async () => {
+    const res = await t.api.as(merchant.readKey).post('/v1/webhook-endpoints', { url: 'https://example.com/hooks', events: [] });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="webhooks:write"');
+    const credentials = await t.api.as(merchant.readKey).get('/v1/rewards/rw_unknown?include_credentials=true');
+    expect(credentials.status).toBe(403);
+    expect(credentials.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="rewards:write"');
+  });
+
+  it('the contract and the service agree on what a send refuses: null for an optional field, expiresAt without an offset, control characters', async () => {
+    const contract = sharedContract();
+    const refused = [
+      choiceReward(1_000, { externalId: null }),
+      choiceReward(1_000, { campaign: null }),
+      choiceReward(1_000, { expiresAt: '2099-01-31T12:00:00' }),
+      choiceReward(1_000, { externalId: 'order-\u001b[31m1' }),
+    ];
+    for (const body of refused) {
+      expect(contract.acceptsRequestBody('POST', '/v1/rewards', body)).toBe(false);
+      const res = await t.api.as(merchant.key).post('/v1/rewards', body);
+      expect(res.status).toBe(400);
+    }
+    const accepted = choiceReward(1_000, { expiresAt: '2099-01-31T12:00:00+02:00', externalId: 'order-1' });
+    expect(contract.acceptsRequestBody('POST', '/v1/rewards', accepted)).toBe(true);
+    expect((await t.api.as(merchant.key).post('/v1/rewards', accepted)).status).toBe(201);
+  });
+
+  it('an unknown query parameter is 400 naming it where the operation lists query parameters; ignored where it lists none (info.description)', async () => {
+    for (const path of ['/v1/rewards', '/v1/catalog']) {
+      const res = await t.api.as(merchant.key).get(`${path}?bogus=1`);
+      expect([path, res.status]).toEqual([path, 400]);
+      expect(res.body.issues).toContainEqual({ path: 'bogus', message: expect.any(String) });
+    }
+    expect((await t.api.as(merchant.key).get('/v1/wallet?bogus=1')).status).toBe(200);
+  });
+
+  it('a webhook URL with credentials is refused by the service and by the contract', async () => {
+    const body = { url: 'https://user:pass@example.com/hooks', events: [] };
+    expect(sharedContract().acceptsRequestBody('POST', '/v1/webhook-endpoints', body)).toBe(false);
+    expect((await t.api.as(merchant.key).post('/v1/webhook-endpoints', body)).status).toBe(400);
+    expect(sharedContract().acceptsRequestBody('POST', '/v1/webhook-endpoints', { url: 'https://example.com/a@b', events: [] })).toBe(true);
   });
 
   it('an oversized body is 413 in the error shape', async () => {

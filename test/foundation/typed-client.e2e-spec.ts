@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRewardsClient, RewardsClient } from '../../clients/typescript';
 import { sharedContract } from '../support/contract';
@@ -67,6 +69,19 @@ describe('generated TypeScript client', () => {
     expect(wallet.data?.wallet.availableCents).toBe(50_000 - created!.faceValueCents);
   });
 
+  it("types a webhook delivery's payload as the discriminated event: `payload.type` narrows `payload.data`", async () => {
+    const endpoint = await client.POST('/v1/webhook-endpoints', { body: { url: 'https://example.com/typed-hooks', events: [] } });
+    const id = endpoint.data!.webhookEndpoint.id;
+    expect((await client.POST('/v1/webhook-endpoints/{id}/test', { params: { path: { id } } })).response.ok).toBe(true);
+    const deliveries = await client.GET('/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id } } });
+    const payload = deliveries.data!.deliveries[0]!.payload;
+    // Compile-level: with the payload wrapped in allOf, openapi-typescript dropped `type` and neither line compiled.
+    const type: 'ping' | `reward.${string}` | `card.${string}` | 'wallet.credited' = payload.type;
+    expect(type).toBe('ping');
+    if (payload.type === 'ping') expect(payload.data.webhookEndpointId).toBe(id);
+    else throw new Error(`expected a ping, got ${payload.type}`);
+  });
+
   it('surfaces the documented error shape as a typed error', async () => {
     const refused = await client.POST('/v1/rewards', {
       body: { type: 'CHOICE', valueCents: 0, recipient: { email: 'not-an-email', firstName: 'Ada' } },
@@ -74,5 +89,27 @@ describe('generated TypeScript client', () => {
     expect(refused.response.status).toBe(400);
     expect(refused.error?.error).toBe('bad_request');
     expect(refused.error?.issues?.map((issue) => issue.path).sort()).toEqual(['recipient.email', 'valueCents']);
+  });
+});
+
+/** The client is shipped as TypeScript source: it must compile as CommonJS and as an ES module (nodenext). */
+describe('generated TypeScript client compiles', () => {
+  it.each([
+    ['CommonJS (module commonjs, moduleResolution node10)', { module: 'commonjs', moduleResolution: 'node10' }, 'commonjs'],
+    ['an ES module under nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }, 'module'],
+  ])('compiles with --strict as %s', (_, options, packageType) => {
+    const root = join(__dirname, '..', '..');
+    const dir = mkdtempSync(join(tmpdir(), 'typed-client-'));
+    try {
+      for (const file of ['index.ts', 'schema.d.ts', 'example.ts']) copyFileSync(join(root, 'clients', 'typescript', file), join(dir, file));
+      symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: packageType }));
+      const compilerOptions = { ...options, strict: true, noEmit: true, target: 'ES2022', lib: ['ES2023', 'DOM'], skipLibCheck: true, types: [] };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['index.ts', 'schema.d.ts', 'example.ts'] }));
+      const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      expect(() => execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { stdio: 'pipe' })).not.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { RecipientClient, tokenOf } from '../support/redemption';
 import { MAX_JSON_DEPTH } from '@app/core';
 import { choiceReward, countRows, fund, recipient } from '../support/rewards';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /** Input PostgreSQL or the validator cannot take: a clear 400 in the error shape, never a 500, and nothing written. */
 describe('unsafe input: NUL characters and deep JSON', () => {
@@ -10,7 +10,8 @@ describe('unsafe input: NUL characters and deep JSON', () => {
   let m: SeededMerchant;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // A database of its own, where no worker runs: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp({ env: await isolatedDatabase() });
     m = await seedMerchant(t);
     await fund(t, m, 100_000);
   });

@@ -199,6 +199,25 @@ describe('OAuth: the authorize pages', () => {
     expect(res.location).toBeNull();
   });
 
+  it('a NUL (U+0000) in a posted field is a 400 error page, never a 500', async () => {
+    const { url } = await authorizationUrl(app, 'account:read');
+    const browser = new Browser();
+    const page = await browser.get(url.toString());
+    for (const [path, field] of [
+      ['sign-in', 'email'],
+      ['sign-in', 'client_id'],
+      ['two-factor', 'totp_code'],
+      ['decision', 'account_id'],
+    ]) {
+      const form = { ...hiddenFields(page.text), email: merchant.email, password: merchant.password, [field]: 'a\u0000b' };
+      const res = await browser.post(`${t.baseUrl}/oauth/authorize/${path}`, form);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.text).toContain('This form cannot be read');
+      expect(res.location).toBeNull();
+    }
+  });
+
   it('a wrong password shows the form again, without saying which field was wrong', async () => {
     const { url } = await authorizationUrl(app, 'account:read');
     const browser = new Browser();

@@ -195,6 +195,51 @@ describe('OAuth: code and token theft', () => {
     expect(unknownScope.body.error).toBe('invalid_scope');
   });
 
+  it('a NUL (U+0000) in the client credentials is 401 invalid_client; in a form field, 400 invalid_request', async () => {
+    const { attempt, code } = await freshCode();
+    for (const credentials of [
+      { id: `${app.clientId}\u0000`, secret: app.clientSecret },
+      { id: app.clientId, secret: `${app.clientSecret}\u0000` },
+    ]) {
+      const res = await tokenRequest(t, codeGrant(code, attempt.verifier), credentials);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed.' });
+      expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="oauth"/);
+    }
+    for (const field of ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'x\u0000']) {
+      const form = { ...codeGrant(code, attempt.verifier), [field]: 'a\u0000b' };
+      const res = await tokenRequest(t, form, basic());
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('NUL') });
+    }
+    const revoke = await fetch(`${t.baseUrl}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` },
+      body: 'token=ort_%00',
+    });
+    expect(revoke.status).toBe(400);
+    expect(await revoke.json()).toMatchObject({ error: 'invalid_request' });
+    // None of them used the code up.
+    expect((await tokenRequest(t, codeGrant(code, attempt.verifier), basic())).status).toBe(200);
+  });
+
+  it('a body over 100 KB is 413 in RFC 6749 shape, at the token and the revoke endpoint', async () => {
+    for (const path of ['/oauth/token', '/oauth/revoke']) {
+      const res = await fetch(`${t.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x'.repeat(101 * 1024), token: 'x' }).toString(),
+      });
+      expect(res.status).toBe(413);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(await res.json()).toEqual({ error: 'invalid_request', error_description: 'The request body is larger than 100 KB.' });
+    }
+    // Just under the limit is read, and answered as any other request.
+    const under = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(99 * 1024) }, basic());
+    expect(under.status).toBe(400);
+    expect(under.body.error).toBe('invalid_grant');
+  });
+
   it('a strict client sees the revoke endpoint refuse a missing token and bad credentials', async () => {
     const res = await fetch(`${t.baseUrl}/oauth/revoke`, {
       method: 'POST',

@@ -81,6 +81,19 @@ export class Contract {
     }
   }
 
+  /** Whether `body` fits the JSON request body schema of `method template` (e.g. `POST /v1/rewards`). */
+  acceptsRequestBody(method: string, template: string, body: unknown): boolean {
+    const pointer = ['paths', template, method.toLowerCase(), 'requestBody', 'content', 'application/json', 'schema']
+      .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
+      .join('/');
+    let validate = this.validators.get(pointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `openapi#/${pointer}` });
+      this.validators.set(pointer, validate);
+    }
+    return validate(body) as boolean;
+  }
+
   /** Headers the contract marks required must be sent, and every declared header sent must fit its schema. */
   private checkHeaders(response: Json, headers: Headers, where: string): void {
     for (const [name, declared] of Object.entries<Json>(response.headers ?? {})) {

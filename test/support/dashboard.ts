@@ -13,7 +13,7 @@ export async function addMember(t: TestApp, accountId: string, role: Role): Prom
   const dataSource = t.app.get(DataSource);
   const userId = newId('usr');
   const email = `${role}-${randomToken(6).toLowerCase()}@example.test`;
-  memberHash ??= PasswordHasher.hash(MEMBER_PASSWORD);
+  memberHash ??= t.app.get(PasswordHasher).hash(MEMBER_PASSWORD);
   await dataSource.query(`INSERT INTO users (id, email, password_hash) VALUES ($1, $2, $3)`, [userId, email, await memberHash]);
   await dataSource.query(`INSERT INTO memberships (account_id, user_id, role) VALUES ($1, $2, $3)`, [accountId, userId, role]);
   return { userId, email, password: MEMBER_PASSWORD };

@@ -18,6 +18,9 @@ export default async function globalSetup(): Promise<void> {
   process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
   process.env.MAIL_OUTBOX_DIR = mkdtempSync(join(tmpdir(), 'rewards-outbox-'));
   process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+  // Where the outbound-connection guard of every test file and spawned process writes its account
+  // (test/support/outbound-guard.js; the summary reporter reads it).
+  process.env.OUTBOUND_GUARD_RECORD = join(mkdtempSync(join(tmpdir(), 'rewards-outbound-guard-')), 'record.jsonl');
   // One key ring for the run, shared by the in-process apps and the built processes tests spawn (docs/secrets.md).
   process.env.ENCRYPTION_KEYS ??= `test${run}:${randomBytes(32).toString('base64')}`;
   await prepareInfrastructure(loadConfig());

@@ -1,8 +1,12 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 
 /** Drops the run's database and its Redis keys (set KEEP_TEST_DATABASE=1 to inspect them). */
 export default async function globalTeardown(): Promise<void> {
+  // The summary reporter has read the guard's record by now (reporters finish before the teardown).
+  if (process.env.OUTBOUND_GUARD_RECORD) rmSync(dirname(process.env.OUTBOUND_GUARD_RECORD), { recursive: true, force: true });
   if (process.env.KEEP_TEST_DATABASE) return;
   const url = new URL(process.env.DATABASE_URL!);
   const name = url.pathname.slice(1);

@@ -1,5 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+// Plain JavaScript, preloaded into the spawned process as it is (docs/operations.md, "Tests are hermetic").
+const outboundGuard = require('./outbound-guard') as { childEnv(owner: string | undefined): Record<string, string> };
 
 export const ROOT = join(__dirname, '..', '..');
 
@@ -30,8 +32,15 @@ export function runBuilt(app: 'api' | 'worker' | 'cli', args: string[], env: Rec
 export function spawnBuilt(app: 'api' | 'worker' | 'cli', args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'src', 'main.js'), ...args], {
     cwd: ROOT,
-    // The run's key ring (global setup), so spawned processes open what the in-process apps sealed.
-    env: { PATH: process.env.PATH!, LOG_LEVEL: 'silent', ENCRYPTION_KEYS: process.env.ENCRYPTION_KEYS ?? '', ...env },
+    // The run's key ring (global setup), so spawned processes open what the in-process apps sealed; and
+    // the outbound-connection guard (NODE_OPTIONS=--require), recording for the test file that spawns.
+    env: {
+      PATH: process.env.PATH!,
+      LOG_LEVEL: 'silent',
+      ENCRYPTION_KEYS: process.env.ENCRYPTION_KEYS ?? '',
+      ...outboundGuard.childEnv(process.env.OUTBOUND_GUARD_OWNER),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

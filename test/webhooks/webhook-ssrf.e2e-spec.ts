@@ -25,7 +25,7 @@ describe('webhook SSRF guard', () => {
     await t.close();
   });
 
-  const create = (url: string) => t.api.as(merchant.key).post('/v1/webhook-endpoints', { url, events: [] });
+  const create = (url: string, as = merchant) => t.api.as(as.key).post('/v1/webhook-endpoints', { url, events: [] });
 
   it('refuses plain http', async () => {
     dns.set('public.example.test', '93.184.215.14');
@@ -103,16 +103,19 @@ describe('webhook SSRF guard', () => {
     afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
 
     it('a host that was public at creation but private at delivery fails the attempt without connecting', async () => {
+      // A merchant of its own: the endpoints the tests above accepted resolve to a public address,
+      // and an event of their merchant would be delivered there (tests never leave the machine).
+      const rebound = await seedMerchant(t);
       const port = (listener.address() as AddressInfo).port;
       const host = 'rebind.example.test';
       dns.set(host, '93.184.215.14');
-      const created = await create(`https://${host}:${port}/hook`);
+      const created = await create(`https://${host}:${port}/hook`, rebound);
       expect(created.status).toBe(201);
       dns.set(host, '127.0.0.1');
 
-      await t.api.as(merchant.key).post('/v1/topups', { amountCents: 1000 });
+      await t.api.as(rebound.key).post('/v1/topups', { amountCents: 1000 });
       const [delivery] = await eventually(async () => {
-        const res = await t.api.as(merchant.key).get(`/v1/webhook-endpoints/${created.body.webhookEndpoint.id}/deliveries`);
+        const res = await t.api.as(rebound.key).get(`/v1/webhook-endpoints/${created.body.webhookEndpoint.id}/deliveries`);
         return res.body.deliveries[0]?.status === 'FAILED' && res.body.deliveries;
       });
       expect(delivery).toMatchObject({ attempts: 2, responseStatus: null, lastError: 'refused before connecting: URL is not allowed (private, loopback or unresolvable address)' });

@@ -1,10 +1,10 @@
-import { ValidationPipe } from '@nestjs/common';
 import type { NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import { ApiExceptionFilter, APP_CONFIG, AppConfig, httpMetrics, jsonBodyOnly, safeInput, validationExceptionFactory } from '@app/core';
+import { ApiExceptionFilter, ApiValidationPipe, APP_CONFIG, AppConfig, httpMetrics, jsonBodyOnly, noStore, safeInput } from '@app/core';
+import { OAUTH_FORM_PATHS, oauthFormBody } from '@app/oauth';
 import { serveDashboard } from './dashboard-static';
 import { buildOpenApiDocument } from './openapi-document';
 
@@ -32,17 +32,13 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     }),
   );
   app.use(httpMetrics);
+  app.use(noStore);
   app.use(jsonBodyOnly);
   app.useBodyParser('json', { limit: '1mb' });
+  // Before the service-wide form parser: the OAuth endpoints report unreadable bodies in RFC 6749's shape.
+  app.use(OAUTH_FORM_PATHS, oauthFormBody);
   app.use(safeInput);
-  app.useGlobalPipes(
-    new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      exceptionFactory: validationExceptionFactory,
-    }),
-  );
+  app.useGlobalPipes(new ApiValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());
   serveDashboard(app);
 

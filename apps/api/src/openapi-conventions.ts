@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { OAUTH_SCOPES } from '@app/auth';
 
 /**
  * What every route shares goes into the document here, once, rather than on each controller: these
@@ -36,12 +37,25 @@ const HEADERS: Json = {
     required: true,
     schema: { type: 'string', maxLength: 200 },
   },
+  'X-Request-Id': {
+    description: 'The id of this request in the service log: yours when you sent a sane `X-Request-Id` (1 to 128 of `A-Za-z0-9._:-`), else `req_<uuid>`.',
+    schema: { type: 'string', minLength: 1, maxLength: 128 },
+  },
+  InsufficientScope: {
+    description:
+      'On a `403` to an API key or OAuth token that lacks the scope the request needs (RFC 6750 §3.1): ' +
+      '`Bearer error="insufficient_scope", scope="<the scope>"`. Not sent for other refusals.',
+    schema: { type: 'string', maxLength: 200 },
+  },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.',
     schema: { type: 'string', enum: ['true'] },
   },
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+/** The paths the JSON-only body check covers (libs/core/src/http/json-body-only.middleware.ts). */
+const JSON_API = /^\/(?:v1\/|r\/\{[^}]+\}\/api(?:\/|$))/;
+const OAUTH_GRANTABLE = new Set<string>(OAUTH_SCOPES);
 const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
 export function applyContractConventions(document: OpenAPIObject): OpenAPIObject {
@@ -50,8 +64,8 @@ export function applyContractConventions(document: OpenAPIObject): OpenAPIObject
   doc.components.headers = { ...(doc.components.headers ?? {}), ...HEADERS };
   const closed = new Set<string>();
 
-  for (const operations of Object.values<Json>(doc.paths ?? {})) {
-    for (const operation of Object.values<Json>(operations)) {
+  for (const [path, operations] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries<Json>(operations)) {
       const responses: Json = (operation.responses ??= {});
       const jsonBody = operation.requestBody?.content?.['application/json']?.schema;
 
@@ -60,15 +74,34 @@ export function applyContractConventions(document: OpenAPIObject): OpenAPIObject
         closeObjects(doc, jsonBody, closed);
         responses['413'] ??= errorResponse('The request body is larger than 1 MB.');
         responses['415'] ??= errorResponse('The request has a body that is not `application/json`.');
+      } else if (method !== 'get' && JSON_API.test(path)) {
+        // A route that takes no body answers a request without one (any Content-Type or none); a body
+        // sent anyway is still parsed as JSON, so these two hold here too.
+        responses['413'] ??= errorResponse('This route takes no body; one was sent and is larger than 1 MB.');
+        responses['415'] ??= errorResponse('This route takes no body; one was sent and is not `application/json`. Send none.');
+      }
+      nameInlineAlternatives(doc, operation);
+      for (const parameter of operation.parameters ?? []) {
+        // Ids and brand keys: nothing longer exists, so a longer one is simply not found (404).
+        if (parameter.in === 'path' && parameter.schema?.type === 'string') parameter.schema.maxLength ??= 100;
       }
 
       // Refused before any route reads it (libs/core/src/http/safe-input.middleware.ts).
       responses['400'] ??= errorResponse('Input no field accepts: a NUL character (U+0000) in the path, the query or the body, or a JSON body nested too deep.');
 
-      if (operation['x-required-scope']) {
+      const scope = operation['x-required-scope'];
+      if (scope) {
         for (const [status, response] of Object.entries<Json>(responses)) {
           if (status === '401') continue; // counted against the address, not a credential
           addHeaders(response, RATE_LIMIT_HEADERS);
+        }
+        if (responses['403']) {
+          responses['403'].headers ??= {};
+          responses['403'].headers['WWW-Authenticate'] ??= headerRef('InsufficientScope');
+        }
+        // An OAuth access token works where the scope is one an app may be granted; API keys work everywhere.
+        if (OAUTH_GRANTABLE.has(scope) && (operation.security ?? []).some((requirement: Json) => 'bearer' in requirement)) {
+          operation.security.push({ oauth2: [scope] });
         }
       }
       if (responses['429']) addHeaders(responses['429'], ['Retry-After']);
@@ -90,6 +123,8 @@ export function applyContractConventions(document: OpenAPIObject): OpenAPIObject
       );
       addHeaders(responses['503'], ['Retry-After']);
       responses.default ??= errorResponse('Any other failure.');
+      // The request logger sets it on every answer (libs/core/src/logging/logging.module.ts).
+      for (const response of Object.values<Json>(responses)) addHeaders(response, ['X-Request-Id']);
     }
   }
   // Every tag an operation uses is declared, in the order first used.
@@ -124,6 +159,21 @@ function giveIntegersAFormat(node: unknown): void {
     schema.format = fits ? 'int32' : 'int64';
   }
   Object.values(schema).forEach(giveIntegersAFormat);
+}
+
+/**
+ * An answer that is one of several schemas gets a name of its own (`<OperationId><status>Response`), so
+ * generated clients and docs show a named type rather than an anonymous union. The alternatives share
+ * no property a discriminator could key on; each one's description says how to tell them apart.
+ */
+function nameInlineAlternatives(doc: Json, operation: Json): void {
+  for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
+    const media = response.content?.['application/json'];
+    if (!media?.schema?.oneOf || !operation.operationId) continue;
+    const name = `${operation.operationId[0].toUpperCase()}${operation.operationId.slice(1)}${status}Response`;
+    doc.components.schemas[name] = { description: response.description, ...media.schema };
+    media.schema = { $ref: `#/components/schemas/${name}` };
+  }
 }
 
 function addHeaders(response: Json, names: string[]): void {

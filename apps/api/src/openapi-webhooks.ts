@@ -133,9 +133,11 @@ export function addWebhookEvents(document: OpenAPIObject): OpenAPIObject {
     discriminator: { propertyName: 'type', mapping },
   };
 
-  // A delivery's payload, as listed by the deliveries API, is exactly one of these events.
+  // A delivery's payload, as listed by the deliveries API, is exactly one of these events. A plain $ref
+  // (not allOf, which generators read as inheritance and drop the discriminator `type` from) keeps
+  // `delivery.payload.type` typed in generated clients.
   const delivery = schemas.WebhookDeliveryDto?.properties;
-  if (delivery?.payload) delivery.payload = { description: delivery.payload.description, allOf: [ref('WebhookEvent')] };
+  if (delivery?.payload) delivery.payload = ref('WebhookEvent');
 
   const create = doc.paths?.['/v1/webhook-endpoints']?.post;
   if (create) {

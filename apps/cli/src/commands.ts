@@ -1,8 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ApiKeyService, MerchantService } from '@app/account';
+import { ApiKeyService, MerchantService, TOTP_SEALED_COLUMNS } from '@app/account';
+import { OPERATOR_ORIGIN } from '@app/audit';
 import { IDEMPOTENCY_SEALED_COLUMNS, KeyRing, rotateSealedColumn, SealedColumn } from '@app/core';
-import { TOTP_SEALED_COLUMNS } from '@app/dashboard';
 import { OAuthClientService } from '@app/oauth';
 import { REWARD_SEALED_COLUMNS } from '@app/rewards';
 import { WEBHOOK_SEALED_COLUMNS } from '@app/webhooks';
@@ -36,24 +36,25 @@ export const COMMANDS: Record<string, CliCommand> = {
         email: text(flags.email),
         password: text(flags.password),
         currency: flags.currency ? text(flags.currency) : undefined,
-      }),
+      }, OPERATOR_ORIGIN),
   },
   'api-key:create': {
     usage: 'api-key:create --account <accountId> --scopes read,write [--name <label>]',
     options: { account: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' } },
     required: ['account', 'scopes'],
     run: (app, flags) =>
-      app.get(ApiKeyService).create(
+      app.get(ApiKeyService).createByOperator(
         text(flags.account),
         text(flags.scopes).split(',').map((scope) => scope.trim()).filter(Boolean),
         text(flags.name),
+        OPERATOR_ORIGIN,
       ),
   },
   'api-key:revoke': {
     usage: 'api-key:revoke --id <keyId>',
     options: { id: { type: 'string' } },
     required: ['id'],
-    run: (app, flags) => app.get(ApiKeyService).revoke(text(flags.id)),
+    run: (app, flags) => app.get(ApiKeyService).revoke(text(flags.id), OPERATOR_ORIGIN),
   },
   'encryption:rotate': {
     usage: 'encryption:rotate [--batch-size 500]',
@@ -77,6 +78,6 @@ export const COMMANDS: Record<string, CliCommand> = {
         name: text(flags.name),
         redirectUris: [flags['redirect-uri'] ?? []].flat(),
         scopes: text(flags.scopes).split(/\s+/).filter(Boolean),
-      }),
+      }, OPERATOR_ORIGIN),
   },
 };

@@ -9,12 +9,14 @@ import { ApiKeyEntity } from './entities/api-key.entity';
 import { MembershipEntity } from './entities/membership.entity';
 import { UserEntity } from './entities/user.entity';
 import { MerchantService } from './merchant.service';
+import { PasswordHasher, passwordKdfProvider } from './password-hasher';
+import { TotpService } from './totp.service';
 import { UserDirectory } from './user-directory.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AccountEntity, UserEntity, MembershipEntity, ApiKeyEntity]), AuditModule],
   controllers: [AccountController],
-  providers: [AccountService, ApiKeyService, MerchantService, UserDirectory],
-  exports: [AccountService, ApiKeyService, MerchantService, UserDirectory],
+  providers: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, passwordKdfProvider, TotpService],
+  exports: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, TotpService],
 })
 export class AccountModule {}

@@ -1,8 +1,9 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, Repository } from 'typeorm';
-import { CredentialResolver, CredentialResolverRegistry, Principal, scopesOfApiKey } from '@app/auth';
-import { BadRequestError, controlCharacterProblem, hashSecret, newId, newSecret, NotFoundError } from '@app/core';
+import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
+import { AuditLog, AuditOrigin } from '@app/audit';
+import { API_SCOPES, CredentialResolver, CredentialResolverRegistry, Principal, Role, Scope, scopesOfApiKey, scopesOfMemberKey } from '@app/auth';
+import { BadRequestError, controlCharacterProblem, hashSecret, newId, newSecret, NotFoundError, queryRows } from '@app/core';
 import { AccountEntity } from './entities/account.entity';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from './entities/api-key.entity';
 
@@ -10,9 +11,23 @@ const SECRET_PREFIX = 'sk_';
 /** `last_used_at` is precise to the minute: at most one write per key per minute per process. */
 const TOUCH_EVERY_MS = 60_000;
 
+/** The dashboard member making a key, with their role as locked in the creating transaction. */
+export interface ApiKeyCreator {
+  userId: string;
+  role: Role;
+}
+
+/** What a key may do: the scopes fixed at its creation, or the read/write rule for an operator's key. */
+export function heldScopes(key: Pick<ApiKeyEntity, 'scopes' | 'grantedScopes'>): Scope[] {
+  if (!key.grantedScopes) return scopesOfApiKey(key.scopes);
+  // Never a dashboard-only scope, whatever the column holds.
+  return API_SCOPES.filter((scope) => key.grantedScopes!.includes(scope));
+}
+
 /**
- * API keys: created and revoked by operators and (later) the dashboard, never through the API,
- * so a leaked key cannot mint more keys. Resolves `sk_` bearer credentials for the AuthGuard.
+ * API keys: created and revoked by operators and the dashboard, never through the API, so a
+ * leaked key cannot mint more keys. A key made in the dashboard never grants more than its
+ * creator's role (docs/auth.md, API keys). Resolves `sk_` bearer credentials for the AuthGuard.
  */
 @Injectable()
 export class ApiKeyService implements CredentialResolver, OnModuleInit {
@@ -22,14 +37,25 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
     private readonly registry: CredentialResolverRegistry,
+    private readonly dataSource: DataSource,
+    private readonly audit: AuditLog,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this);
   }
 
-  /** `manager`: inside the caller's transaction (the dashboard writes its audit entry in the same one). */
-  async create(accountId: string, scopes: string[], name = '', manager?: EntityManager): Promise<{ id: string; key: string }> {
+  /**
+   * `manager`: inside the caller's transaction (the dashboard writes its audit entry in the same
+   * one). `creator`: the dashboard member making it; without one, an operator's key.
+   */
+  async create(
+    accountId: string,
+    scopes: string[],
+    name = '',
+    manager?: EntityManager,
+    creator?: ApiKeyCreator,
+  ): Promise<{ id: string; key: string }> {
     const unique = [...new Set(scopes)];
     if (unique.length === 0 || unique.some((scope) => !API_KEY_SCOPES.includes(scope as ApiKeyScope))) {
       throw new BadRequestError([{ path: 'scopes', message: 'must be read, write or read,write' }]);
@@ -50,16 +76,44 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
       secretHash: hashSecret(key),
       secretLast4: key.slice(-4),
       scopes: unique as ApiKeyScope[],
+      createdByUserId: creator?.userId ?? null,
+      grantedScopes: creator ? scopesOfMemberKey(unique as ApiKeyScope[], creator.role) : null,
     });
     return { id, key };
   }
 
-  async revoke(id: string): Promise<{ id: string; revokedAt: string }> {
-    const result = await this.keys.update({ id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
-    if (result.affected) this.registry.revoked();
-    const key = await this.keys.findOneBy({ id });
-    if (!key?.revokedAt) throw new NotFoundError('API key');
-    return { id, revokedAt: key.revokedAt.toISOString() };
+  /** The operator CLI's `api-key:create`: the key and its audit entry in one transaction. */
+  async createByOperator(accountId: string, scopes: string[], name: string, origin: AuditOrigin): Promise<{ id: string; key: string }> {
+    return this.dataSource.transaction(async (manager) => {
+      const created = await this.create(accountId, scopes, name, manager);
+      await this.audit.record(manager, {
+        accountId,
+        origin,
+        action: 'api_key.created',
+        targetType: 'api_key',
+        targetId: created.id,
+        metadata: { name, scopes: [...new Set(scopes)] },
+      });
+      return created;
+    });
+  }
+
+  /** Revokes a key of any account; `origin` (the operator CLI) is recorded in that account's audit log. */
+  async revoke(id: string, origin?: AuditOrigin): Promise<{ id: string; revokedAt: string }> {
+    const revokedAt = await this.dataSource.transaction(async (manager) => {
+      const [revoked] = await queryRows<{ account_id: string; revoked_at: Date }>(
+        manager,
+        `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING account_id, revoked_at`,
+        [id],
+      );
+      if (revoked && origin) {
+        await this.audit.record(manager, { accountId: revoked.account_id, origin, action: 'api_key.revoked', targetType: 'api_key', targetId: id });
+      }
+      return revoked?.revoked_at ?? (await manager.findOneBy(ApiKeyEntity, { id }))?.revokedAt;
+    });
+    if (!revokedAt) throw new NotFoundError('API key');
+    this.registry.revoked();
+    return { id, revokedAt: revokedAt.toISOString() };
   }
 
   /**
@@ -71,6 +125,27 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
     if (!key) return { found: false, revoked: false };
     const result = await manager.update(ApiKeyEntity, { id, accountId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
     return { found: true, revoked: !!result.affected };
+  }
+
+  /**
+   * Revokes the live keys `userId` made in `accountId` that hold a scope outside `keepWithin`, or
+   * all of them when `keepWithin` is null (the member left). In the caller's transaction, which
+   * changes the member's role; the caller drops cached credentials once it commits.
+   */
+  async revokeCreatedBy(
+    manager: EntityManager,
+    accountId: string,
+    userId: string,
+    keepWithin: readonly Scope[] | null,
+  ): Promise<{ id: string; name: string; grantedScopes: Scope[] }[]> {
+    return queryRows(
+      manager,
+      `UPDATE api_keys SET revoked_at = now()
+        WHERE account_id = $1 AND created_by_user_id = $2 AND revoked_at IS NULL
+          AND ($3::text[] IS NULL OR NOT granted_scopes <@ $3::text[])
+      RETURNING id, name, granted_scopes AS "grantedScopes"`,
+      [accountId, userId, keepWithin],
+    );
   }
 
   claims(credential: string): boolean {
@@ -85,7 +160,7 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
       accountId: key.accountId,
       credentialKind: 'api_key',
       credentialId: key.id,
-      scopes: new Set(scopesOfApiKey(key.scopes)),
+      scopes: new Set(heldScopes(key)),
     };
     this.used(principal);
     return principal;

@@ -3,6 +3,7 @@ export * from './account.service';
 export * from './api-key.service';
 export * from './merchant.service';
 export * from './user-directory.service';
+export * from './totp.service';
 export * from './password-hasher';
 export * from './entities/account.entity';
 export * from './entities/user.entity';

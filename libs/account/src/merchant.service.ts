@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AuditLog, AuditOrigin } from '@app/audit';
 import { BadRequestError, controlCharacterProblem, newId } from '@app/core';
 import { AccountEntity } from './entities/account.entity';
 import { MembershipEntity } from './entities/membership.entity';
@@ -18,13 +19,18 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Creates accounts with their owner: the operator CLI's merchant:create. */
 @Injectable()
 export class MerchantService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly hasher: PasswordHasher,
+    private readonly audit: AuditLog,
+  ) {}
 
   /**
    * An e-mail that already has a user reuses that user (who becomes owner of the new account too);
    * the given password is then ignored, since the operator cannot reset a person's password here.
+   * `origin`: the operator CLI, recorded in the new account's audit log.
    */
-  async createMerchant(input: CreateMerchantInput): Promise<{ accountId: string; userId: string }> {
+  async createMerchant(input: CreateMerchantInput, origin?: AuditOrigin): Promise<{ accountId: string; userId: string }> {
     const name = input.name.trim();
     const email = input.email.trim().toLowerCase();
     const currency = (input.currency ?? 'USD').toUpperCase();
@@ -37,7 +43,7 @@ export class MerchantService {
     if (!/^[A-Z]{3}$/.test(currency)) issues.push({ path: 'currency', message: 'must be a 3-letter currency code' });
     if (issues.length) throw new BadRequestError(issues);
 
-    const passwordHash = await PasswordHasher.hash(input.password);
+    const passwordHash = await this.hasher.hash(input.password);
     return this.dataSource.transaction(async (manager) => {
       // ON CONFLICT DO NOTHING: whoever inserted the e-mail first, the next line reads that one row.
       await manager
@@ -51,6 +57,16 @@ export class MerchantService {
       const account = manager.create(AccountEntity, { id: newId('acct'), name, currency });
       await manager.insert(AccountEntity, account);
       await manager.insert(MembershipEntity, { accountId: account.id, userId: user.id, role: 'owner' });
+      if (origin) {
+        await this.audit.record(manager, {
+          accountId: account.id,
+          origin,
+          action: 'account.created',
+          targetType: 'account',
+          targetId: account.id,
+          metadata: { name, currency, owner: { userId: user.id, email } },
+        });
+      }
       return { accountId: account.id, userId: user.id };
     });
   }

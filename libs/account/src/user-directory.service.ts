@@ -22,6 +22,7 @@ export class UserDirectory {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @InjectRepository(MembershipEntity) private readonly memberships: Repository<MembershipEntity>,
     @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
+    private readonly hasher: PasswordHasher,
   ) {}
 
   /** The user whose e-mail and password these are, or null; never says which of the two was wrong. */
@@ -31,9 +32,17 @@ export class UserDirectory {
       .addSelect('user.passwordHash')
       .where('user.email = :email', { email: email.trim().toLowerCase() })
       .getOne();
-    this.decoyHash ??= PasswordHasher.hash('decoy password, never matches');
-    const valid = await PasswordHasher.verify(password, user?.passwordHash ?? (await this.decoyHash));
+    const valid = await this.hasher.verify(password, user?.passwordHash ?? (await this.decoy()));
     return user && valid ? { id: user.id, email: user.email } : null;
+  }
+
+  private decoy(): Promise<string> {
+    // Forgotten if it failed (refused as busy), so the next sign-in computes it again.
+    this.decoyHash ??= this.hasher.hash('decoy password, never matches').catch((error: unknown) => {
+      this.decoyHash = undefined;
+      throw error;
+    });
+    return this.decoyHash;
   }
 
   async emailOf(userId: string): Promise<string | null> {

@@ -18,6 +18,9 @@ export interface AuditActor {
 /** Changes made with the operator CLI: there is no credential, only whoever runs the command. */
 export const OPERATOR_ACTOR: AuditActor = { type: 'operator', id: null, label: 'operator (CLI)' };
 
+/** Where the operator CLI's changes come from: no credential and no client address. */
+export const OPERATOR_ORIGIN: AuditOrigin = { actor: OPERATOR_ACTOR, ipAddress: null };
+
 /** The actor behind a request's principal. */
 export function auditActorOf(principal: Principal): AuditActor {
   switch (principal.credentialKind) {

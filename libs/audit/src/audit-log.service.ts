@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'member.joined',
   'member.role_changed',
   'member.removed',
+  'connected_app.connected',
   'connected_app.revoked',
   'branding.updated',
   'catalog_rules.updated',
@@ -24,11 +25,16 @@ export const AUDIT_ACTIONS = [
   'password.changed',
   'totp.enabled',
   'totp.disabled',
+  'webhook_endpoint.updated',
+  'invitation.revoked',
+  'account.created',
+  'oauth_client.created',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntryInput {
-  accountId: string;
+  /** Null only for an operator's change that belongs to no account (an OAuth client), which no dashboard shows. */
+  accountId: string | null;
   origin: AuditOrigin;
   action: AuditAction;
   targetType: string | null;

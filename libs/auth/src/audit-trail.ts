@@ -9,7 +9,9 @@ export type AuditAction =
   | 'member.joined'
   | 'member.role_changed'
   | 'member.removed'
+  | 'connected_app.connected'
   | 'connected_app.revoked'
+  | 'invitation.revoked'
   | 'password.changed'
   | 'totp.enabled'
   | 'totp.disabled';

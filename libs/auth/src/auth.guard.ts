@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { APP_CONFIG, AppConfig, ForbiddenError, RateLimitedError, UnauthorizedError } from '@app/core';
+import { APP_CONFIG, AppConfig, ForbiddenError, InsufficientScopeError, RateLimitedError, UnauthorizedError } from '@app/core';
 import { CredentialResolverRegistry, CredentialTransport } from './credential-resolver';
 import type { Principal } from './principal';
 import { RateLimiter, RateLimitState } from './rate-limiter.service';
@@ -59,7 +59,9 @@ export class AuthGuard implements CanActivate {
     }
 
     if (!principal.scopes.has(required)) {
-      throw new ForbiddenError(`This credential lacks the scope ${required} that this endpoint requires.`);
+      const message = `This credential lacks the scope ${required} that this endpoint requires.`;
+      // RFC 6750 §3.1: a bearer credential (API key or OAuth token) is told which scope it needs.
+      throw principal.credentialKind === 'session' ? new ForbiddenError(message) : new InsufficientScopeError(required, message);
     }
     request.principal = principal;
     return true;

@@ -11,5 +11,6 @@ export * from './session-store';
 export * from './session-cookie';
 export * from './signed-in.guard';
 export * from './sign-in-limiter.service';
+export * from './reauthentication-limiter.service';
 export * from './audit-trail';
 export * from './client-address';

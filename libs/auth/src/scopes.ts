@@ -53,3 +53,18 @@ const SCOPES_OF_ROLE: Record<Role, readonly Scope[]> = {
 export function scopesOfRole(role: Role): Scope[] {
   return [...SCOPES_OF_ROLE[role]];
 }
+
+/**
+ * The API scopes of a key a dashboard member makes: read/write as above, but never more than the
+ * member's role (docs/auth.md, API keys): a developer's `write` key holds `rewards:write` and
+ * `webhooks:write` only.
+ */
+export function scopesOfMemberKey(keyScopes: readonly ('read' | 'write')[], role: Role): Scope[] {
+  const allowed = SCOPES_OF_ROLE[role];
+  return scopesOfApiKey(keyScopes).filter((scope) => allowed.includes(scope));
+}
+
+/** The API scopes a member with `role` may hold through a key: a key holding others outgrew its creator. */
+export function apiScopesOfRole(role: Role): Scope[] {
+  return API_SCOPES.filter((scope) => SCOPES_OF_ROLE[role].includes(scope));
+}

@@ -3,8 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { hashSecret, newId, randomToken } from '@app/core';
 
-/** Who a session is for: the dashboard, or one run of the OAuth authorize pages. */
-export type SessionPurpose = 'dashboard' | 'oauth_authorize';
+/**
+ * Who a session is for: the dashboard, one run of the OAuth authorize pages, or the step of those
+ * pages between a right password and a right two-factor code (docs/oauth.md).
+ */
+export type SessionPurpose = 'dashboard' | 'oauth_authorize' | 'oauth_two_factor';
 
 interface Lifetime {
   /** Ends this long after the last request. */
@@ -16,10 +19,14 @@ interface Lifetime {
 /** A sign-in in this many also deletes sessions dead for a day, so the table holds about a day of history. */
 const PURGE_EVERY_N_STARTS = 100;
 
-/** docs/dashboard.md: 2 h without a request or 12 h in all; an authorize run lasts 30 minutes. */
+/**
+ * docs/dashboard.md: 2 h without a request or 12 h in all; an authorize run lasts 30 minutes, and
+ * the wait for its two-factor code five (docs/oauth.md).
+ */
 export const SESSION_LIFETIMES: Record<SessionPurpose, Lifetime> = {
   dashboard: { idleSeconds: 2 * 3600, absoluteSeconds: 12 * 3600 },
   oauth_authorize: { idleSeconds: 30 * 60, absoluteSeconds: 30 * 60 },
+  oauth_two_factor: { idleSeconds: 5 * 60, absoluteSeconds: 5 * 60 },
 };
 
 export interface Session {

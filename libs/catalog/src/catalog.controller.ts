@@ -16,7 +16,8 @@ const CACHE_HEADERS = {
 const IF_NONE_MATCH = {
   name: 'If-None-Match',
   required: false,
-  description: 'ETags of cached copies (or `*`); a match answers `304` with no body.',
+  description: 'ETags of cached copies (or `*`); a match answers `304` with no body. A longer value never matches.',
+  schema: { type: 'string', maxLength: 1000 },
 };
 const NOT_MODIFIED = { status: 304, description: 'The cached copy named in `If-None-Match` is current.', headers: CACHE_HEADERS };
 

@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiKeyEntity, ApiKeyScope, ApiKeyService } from '@app/account';
-import { AuditTrail, CredentialResolverRegistry } from '@app/auth';
-import { NotFoundError, pageWindow } from '@app/core';
+import { ApiKeyEntity, ApiKeyScope, ApiKeyService, heldScopes } from '@app/account';
+import { AuditTrail, CredentialResolverRegistry, Role, scopesOfRole } from '@app/auth';
+import { ForbiddenError, NotFoundError, pageWindow, queryRows, UnauthorizedError } from '@app/core';
 import { ActorContext, userActor } from './audit-context';
 import { ApiKeyDto, CreatedApiKeyDto } from './dto/api-keys.dto';
 
-/** API keys as the dashboard manages them: the only place outside the operator CLI where keys are made. */
+/**
+ * API keys as the dashboard manages them: the only place outside the operator CLI where keys are
+ * made. A key never grants more than its creator's role (docs/auth.md, API keys).
+ */
 @Injectable()
 export class DashboardApiKeysService {
   constructor(
@@ -25,22 +28,38 @@ export class DashboardApiKeysService {
       take: limit,
       skip: offset,
     });
-    return { apiKeys: rows.map(toApiKeyDto), total };
+    const creatorIds = [...new Set(rows.map((key) => key.createdByUserId).filter((id): id is string => id !== null))];
+    const creators: { id: string; email: string }[] = creatorIds.length
+      ? await this.dataSource.query(`SELECT id, email FROM users WHERE id = ANY($1::text[])`, [creatorIds])
+      : [];
+    const emailOf = new Map(creators.map((user) => [user.id, user.email]));
+    return { apiKeys: rows.map((key) => toApiKeyDto(key, emailOf)), total };
   }
 
   async create(accountId: string, actor: ActorContext, input: { name: string; scopes: ApiKeyScope[] }): Promise<CreatedApiKeyDto> {
     return this.dataSource.transaction(async (manager) => {
-      const { id, key } = await this.keys.create(accountId, input.scopes, input.name, manager);
+      // The creator's role as it is now, held until commit: a demotion or removal under way waits
+      // (the team service locks the same rows) and then revokes this key too, never missing it.
+      const [membership] = await queryRows<{ role: Role }>(
+        manager,
+        `SELECT role FROM memberships WHERE account_id = $1 AND user_id = $2 FOR SHARE`,
+        [accountId, actor.userId],
+      );
+      if (!membership) throw new UnauthorizedError();
+      if (!scopesOfRole(membership.role).includes('api_keys:manage')) {
+        throw new ForbiddenError('This credential lacks the scope api_keys:manage that this endpoint requires.');
+      }
+      const { id, key } = await this.keys.create(accountId, input.scopes, input.name, manager, { userId: actor.userId, role: membership.role });
+      const created = await manager.findOneByOrFail(ApiKeyEntity, { id });
       await this.audit.record(manager, {
         accountId,
         action: 'api_key.created',
         targetType: 'api_key',
         targetId: id,
-        metadata: { name: input.name, scopes: [...new Set(input.scopes)] },
+        metadata: { name: input.name, scopes: [...new Set(input.scopes)], grantedScopes: heldScopes(created) },
         ...userActor(actor),
       });
-      const created = await manager.findOneByOrFail(ApiKeyEntity, { id });
-      return { apiKey: toApiKeyDto(created), secret: key };
+      return { apiKey: toApiKeyDto(created, new Map([[actor.userId, actor.email]])), secret: key };
     });
   }
 
@@ -57,11 +76,14 @@ export class DashboardApiKeysService {
   }
 }
 
-function toApiKeyDto(key: ApiKeyEntity): ApiKeyDto {
+function toApiKeyDto(key: ApiKeyEntity, emailOf: Map<string, string>): ApiKeyDto {
   return {
     id: key.id,
     name: key.name,
     scopes: key.scopes,
+    grantedScopes: heldScopes(key),
+    // The creator's row always exists (a foreign key), so the e-mail is always found.
+    createdBy: key.createdByUserId ? { userId: key.createdByUserId, email: emailOf.get(key.createdByUserId)! } : null,
     last4: key.secretLast4,
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,

@@ -25,7 +25,7 @@ export class DashboardSessionController {
   })
   @ApiResponse({ status: 201, type: SessionDto })
   @ApiResponse({ status: 401, type: SignInErrorDto, description: 'Wrong e-mail, password or code; or `totp_required`.' })
-  @ApiErrorResponses(400, 403, 429)
+  @ApiErrorResponses(400, 403, 429, 503)
   async signIn(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() body: SignInDto): Promise<SessionDto> {
     // Login CSRF: another site must not sign the browser in to an account of its choosing.
     assertOwnOrigin(req, this.cookie.config.publicBaseUrl);

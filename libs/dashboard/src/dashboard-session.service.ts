@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { UserDirectory } from '@app/account';
+import { TotpService, UserDirectory } from '@app/account';
 import { AuditTrail, CredentialResolverRegistry, Session, SessionStore, SignInLimiter } from '@app/auth';
 import { ApiError, NotFoundError, RateLimitedError, UnauthorizedError } from '@app/core';
 import { SessionDto } from './dto/session.dto';
 import { membershipsOf } from './memberships';
-import { TotpService } from './totp.service';
 
 const WRONG_CREDENTIALS = 'The e-mail or password is not right.';
 

@@ -15,7 +15,6 @@ import { PasswordService } from './password.service';
 import { SessionCredentialResolver } from './session-credential.resolver';
 import { InvitationsController, MembersController } from './team.controller';
 import { TeamService } from './team.service';
-import { TotpService } from './totp.service';
 
 /**
  * The dashboard-only API under /dashboard/api (docs/dashboard.md): sign-in sessions, the team,
@@ -41,7 +40,6 @@ import { TotpService } from './totp.service';
     InvitationsService,
     DashboardApiKeysService,
     PasswordService,
-    TotpService,
   ],
 })
 export class DashboardModule {}

@@ -1,2 +1,1 @@
 export * from './dashboard.module';
-export { TOTP_SEALED_COLUMNS } from './totp.service';

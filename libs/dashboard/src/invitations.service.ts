@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PasswordHasher } from '@app/account';
-import { AuditTrail, CredentialResolverRegistry, Principal, Role, Session, SessionStore } from '@app/auth';
+import { AuditTrail, CredentialResolverRegistry, Principal, RateLimiter, Role, Session, SessionStore } from '@app/auth';
 import {
   APP_CONFIG,
   AppConfig,
@@ -11,7 +11,9 @@ import {
   hashSecret,
   newId,
   NotFoundError,
+  queryRows,
   randomToken,
+  RateLimitedError,
   UnauthorizedError,
   ValidationError,
 } from '@app/core';
@@ -23,6 +25,8 @@ import { InvitationDto, InvitationPreviewDto } from './dto/team.dto';
 import { assertAcceptablePassword } from './password-policy';
 
 const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+/** Accept attempts (right or made-up links) per client address a minute; a new user's costs a password hash. */
+const ACCEPTS_PER_ADDRESS = 20;
 
 interface InvitationRow {
   id: string;
@@ -50,6 +54,8 @@ export class InvitationsService {
     private readonly sessions: SessionStore,
     private readonly dashboardSessions: DashboardSessionService,
     private readonly registry: CredentialResolverRegistry,
+    private readonly limiter: RateLimiter,
+    private readonly hasher: PasswordHasher,
   ) {}
 
   async list(accountId: string): Promise<InvitationDto[]> {
@@ -101,12 +107,23 @@ export class InvitationsService {
     });
   }
 
-  async revoke(accountId: string, id: string): Promise<void> {
-    const [, revoked] = (await this.dataSource.query(
-      `UPDATE invitations SET revoked_at = now() WHERE id = $1 AND account_id = $2 AND ${PENDING}`,
-      [id, accountId],
-    )) as [unknown, number];
-    if (!revoked) throw new NotFoundError('Invitation');
+  async revoke(accountId: string, actor: ActorContext, id: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const [revoked] = await queryRows<{ email: string; role: Role }>(
+        manager,
+        `UPDATE invitations SET revoked_at = now() WHERE id = $1 AND account_id = $2 AND ${PENDING} RETURNING email, role`,
+        [id, accountId],
+      );
+      if (!revoked) throw new NotFoundError('Invitation');
+      await this.audit.record(manager, {
+        accountId,
+        action: 'invitation.revoked',
+        targetType: 'invitation',
+        targetId: id,
+        metadata: { email: revoked.email, role: revoked.role },
+        ...userActor(actor),
+      });
+    });
   }
 
   async preview(token: string): Promise<InvitationPreviewDto> {
@@ -129,7 +146,18 @@ export class InvitationsService {
     input: { password?: string },
     context: { session: Session | null; ipAddress: string | null },
   ): Promise<StartedSession | { body: Awaited<ReturnType<DashboardSessionService['body']>>; token?: undefined }> {
-    const passwordHash = input.password !== undefined ? await this.hashIfAcceptable(input.password) : undefined;
+    const usage = await this.limiter.hit('invitation-accept', context.ipAddress ?? 'unknown', ACCEPTS_PER_ADDRESS);
+    if (!usage.allowed) throw new RateLimitedError(usage.resetSeconds);
+    if (input.password !== undefined) assertAcceptablePassword(input.password, 'password');
+    // Looked up before hashing, so a made-up or spent link costs one indexed read, never a hash; and only
+    // a new user's password is hashed. The transaction below looks again, under a lock, and decides.
+    const [pending]: { new_user: boolean }[] = await this.dataSource.query(
+      `SELECT NOT EXISTS (SELECT 1 FROM users u WHERE u.email = i.email) AS new_user
+         FROM invitations i WHERE i.token_hash = $1 AND ${PENDING.replace(/(\w+_at)/g, 'i.$1')}`,
+      [hashSecret(token)],
+    );
+    if (!pending) throw new NotFoundError('Invitation');
+    const passwordHash = pending.new_user && input.password !== undefined ? await this.hasher.hash(input.password) : undefined;
     const result = await this.dataSource.transaction(async (manager) => {
       const [invitation]: InvitationRow[] = await manager.query(
         `SELECT * FROM invitations WHERE token_hash = $1 AND ${PENDING} FOR UPDATE`,
@@ -179,11 +207,6 @@ export class InvitationsService {
     }
     await this.sessions.setCurrentAccount(session!.id, accountId, manager);
     return { body: await this.dashboardSessions.body({ ...session!, currentAccountId: accountId }, manager) };
-  }
-
-  private async hashIfAcceptable(password: string): Promise<string> {
-    assertAcceptablePassword(password, 'password');
-    return PasswordHasher.hash(password);
   }
 }
 

@@ -2,13 +2,12 @@ import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { assertOwnOrigin, clientAddress, CurrentSession, Public, Session, SignedIn } from '@app/auth';
-import { ApiErrorResponses, APP_CONFIG, AppConfig, UnauthorizedError } from '@app/core';
+import { ApiErrorResponses, APP_CONFIG, AppConfig, SecretParams, UnauthorizedError } from '@app/core';
 import { Inject } from '@nestjs/common';
 import { ActorContext } from './audit-context';
 import { ChangePasswordDto, PasswordResetDto, PasswordResetRequestDto, TotpCodeDto, TotpSetupDto } from './dto/security.dto';
 import { PasswordService } from './password.service';
-import { TotpService } from './totp.service';
-import { UserDirectory } from '@app/account';
+import { TotpService, UserDirectory } from '@app/account';
 
 @ApiTags('Own security')
 @Controller('dashboard/api/me')
@@ -24,7 +23,7 @@ export class MeController {
   @HttpCode(204)
   @ApiOperation({ operationId: 'changePassword', summary: 'Change your password; your other sessions end' })
   @ApiResponse({ status: 204, description: 'Changed.' })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses(400, 403, 429, 503)
   async changePassword(@CurrentSession() session: Session & { userId: string }, @Req() req: Request, @Body() body: ChangePasswordDto): Promise<void> {
     await this.passwords.change(await this.actor(session, req), session.id, body.currentPassword, body.newPassword);
   }
@@ -55,7 +54,7 @@ export class MeController {
   @HttpCode(204)
   @ApiOperation({ operationId: 'disableTotp', summary: 'Turn two-factor sign-in off, with a current code' })
   @ApiResponse({ status: 204, description: 'Two-factor sign-in is off.' })
-  @ApiErrorResponses(400, 422)
+  @ApiErrorResponses(400, 422, 429)
   async disableTotp(@CurrentSession() session: Session & { userId: string }, @Req() req: Request, @Body() body: TotpCodeDto): Promise<void> {
     await this.totp.disable(await this.actor(session, req), body.code);
   }
@@ -87,11 +86,12 @@ export class PasswordResetController {
     await this.passwords.requestReset(body.email, req.ip ?? null);
   }
 
+  @SecretParams('token')
   @Post(':token')
   @HttpCode(204)
   @ApiOperation({ operationId: 'resetPassword', security: [], summary: 'Set a new password with a reset link: every session of the user ends' })
   @ApiResponse({ status: 204, description: 'Password set.' })
-  @ApiErrorResponses(400, 403, 404)
+  @ApiErrorResponses(400, 403, 404, 429, 503)
   async reset(@Req() req: Request, @Param('token') token: string, @Body() body: PasswordResetDto): Promise<void> {
     assertOwnOrigin(req, this.config.publicBaseUrl);
     await this.passwords.reset(token, body.password, req.ip ?? null);

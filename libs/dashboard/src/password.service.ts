@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PasswordHasher, UserDirectory } from '@app/account';
-import { AuditTrail, CredentialResolverRegistry, RateLimiter, SessionStore } from '@app/auth';
+import { AuditTrail, CredentialResolverRegistry, RateLimiter, ReauthenticationLimiter, SessionStore } from '@app/auth';
 import { APP_CONFIG, AppConfig, ForbiddenError, hashSecret, newId, NotFoundError, randomToken, RateLimitedError } from '@app/core';
 import { Mailer } from '@app/mail';
 import { ActorContext, userActor } from './audit-context';
@@ -13,11 +13,15 @@ import { assertAcceptablePassword } from './password-policy';
 const RESET_TTL_SECONDS = 30 * 60;
 /** Reset requests per client address a minute: enough for a person, too few to flood an inbox. */
 const RESET_REQUESTS_PER_ADDRESS = 10;
+/** Uses of reset links (right or made up) per client address a minute; each right one costs a password hash. */
+const RESET_USES_PER_ADDRESS = 20;
 
 /**
  * Changing a password (which ends the user's other sessions) and resetting a forgotten one by an
  * e-mailed single-use link (which ends all of them). A reset request answers the same whether or
  * not the e-mail has a user, and at the same speed: the lookup and the e-mail happen after it.
+ * Password hashes are dear (docs/auth.md, Password hashing): nothing is hashed for a link that does
+ * not work, and wrong current passwords are limited per user.
  */
 @Injectable()
 export class PasswordService {
@@ -32,12 +36,19 @@ export class PasswordService {
     private readonly audit: AuditTrail,
     private readonly limiter: RateLimiter,
     private readonly registry: CredentialResolverRegistry,
+    private readonly hasher: PasswordHasher,
+    private readonly reauthentication: ReauthenticationLimiter,
   ) {}
 
   async change(actor: ActorContext, sessionId: string, currentPassword: string, newPassword: string): Promise<void> {
-    if (!(await this.users.verifyPassword(actor.email, currentPassword))) throw new ForbiddenError('The current password is not right.');
+    const admitted = await this.reauthentication.admit(actor.userId);
+    if (!admitted.allowed) throw new RateLimitedError(admitted.retryAfterSeconds, 'Too many wrong passwords or codes; retry later.');
     assertAcceptablePassword(newPassword, 'newPassword');
-    const hash = await PasswordHasher.hash(newPassword);
+    if (!(await this.users.verifyPassword(actor.email, currentPassword))) {
+      await this.reauthentication.failed(actor.userId);
+      throw new ForbiddenError('The current password is not right.');
+    }
+    const hash = await this.hasher.hash(newPassword);
     await this.dataSource.transaction(async (manager) => {
       await this.setPassword(manager, actor.userId, hash, sessionId);
       await this.record(manager, actor, 'change');
@@ -54,8 +65,17 @@ export class PasswordService {
   }
 
   async reset(token: string, password: string, ipAddress: string | null): Promise<void> {
+    const usage = await this.limiter.hit('password-reset-use', ipAddress ?? 'unknown', RESET_USES_PER_ADDRESS);
+    if (!usage.allowed) throw new RateLimitedError(usage.resetSeconds);
     assertAcceptablePassword(password, 'password');
-    const hash = await PasswordHasher.hash(password);
+    // Looked up before hashing, so a made-up or spent link costs one indexed read, never a hash. The
+    // UPDATE below checks again, atomically, and wins if two uses of one link race.
+    const [usable]: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM password_resets WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
+      [hashSecret(token)],
+    );
+    if (!usable) throw new NotFoundError('Password reset link');
+    const hash = await this.hasher.hash(password);
     await this.dataSource.transaction(async (manager) => {
       const [rows] = (await manager.query(
         `UPDATE password_resets SET used_at = now()

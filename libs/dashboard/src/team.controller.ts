@@ -10,7 +10,7 @@ import {
   RequireDashboardScope,
   SessionStore,
 } from '@app/auth';
-import { ApiErrorResponses } from '@app/core';
+import { ApiErrorResponses, SecretParams } from '@app/core';
 import { actorOf } from './audit-context';
 import { DashboardCookie } from './dashboard-cookie';
 import { SessionDto } from './dto/session.dto';
@@ -112,10 +112,11 @@ export class InvitationsController {
   @ApiParam({ name: 'invitation', description: "The invitation's id (`inv_`)." })
   @ApiResponse({ status: 204, description: 'Revoked.' })
   @ApiErrorResponses(404)
-  async revoke(@CurrentPrincipal() principal: Principal, @Param('invitation') id: string): Promise<void> {
-    await this.invitations.revoke(principal.accountId, id);
+  async revoke(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Param('invitation') id: string): Promise<void> {
+    await this.invitations.revoke(principal.accountId, actorOf(principal, req.ip), id);
   }
 
+  @SecretParams('invitation')
   @Get(':invitation')
   @Public()
   @ApiOperation({ operationId: 'getInvitation', summary: "An invitation by its link's token (no session needed)", security: [] })
@@ -125,6 +126,7 @@ export class InvitationsController {
     return this.invitations.preview(token).then((invitation) => ({ invitation }));
   }
 
+  @SecretParams('invitation')
   @Post(':invitation/accept')
   @Public()
   @ApiParam({ name: 'invitation', description: 'The token of the invitation link.' })
@@ -135,7 +137,7 @@ export class InvitationsController {
     description: 'A new user is signed in (the session cookie is set). A used, revoked or expired token: 404.',
   })
   @ApiResponse({ status: 201, type: SessionDto })
-  @ApiErrorResponses(400, 401, 403, 404)
+  @ApiErrorResponses(400, 401, 403, 404, 429, 503)
   async accept(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,

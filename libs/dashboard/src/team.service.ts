@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditTrail, CredentialResolverRegistry, Principal, Role } from '@app/auth';
+import { ApiKeyService } from '@app/account';
+import { apiScopesOfRole, AuditTrail, CredentialResolverRegistry, Principal, Role, Scope } from '@app/auth';
 import { ForbiddenError, NotFoundError, ValidationError } from '@app/core';
 import { ActorContext, userActor } from './audit-context';
 import { MemberDto } from './dto/team.dto';
@@ -18,6 +19,8 @@ interface MemberRow {
  * because every change first locks the account's memberships and reads the actor's role from them:
  * the account keeps at least one owner, and only an owner makes, demotes or removes an owner. A change reaches the member's open
  * sessions at once: the database announces it and every process drops its cached credentials.
+ * It reaches the API keys the member made too, in the same transaction: a demotion revokes those
+ * that hold more than the new role, a removal revokes them all (docs/auth.md, API keys).
  */
 @Injectable()
 export class TeamService {
@@ -25,6 +28,7 @@ export class TeamService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditTrail,
     private readonly registry: CredentialResolverRegistry,
+    private readonly keys: ApiKeyService,
   ) {}
 
   async list(accountId: string): Promise<MemberDto[]> {
@@ -59,6 +63,7 @@ export class TeamService {
         metadata: { email: target.email, from: target.role, to: role },
         ...userActor(actor),
       });
+      await this.revokeKeysOf(manager, principal.accountId, actor, target, apiScopesOfRole(role), 'creator_role_changed');
       return { ...target, role };
     });
     this.registry.revoked();
@@ -92,8 +97,31 @@ export class TeamService {
         metadata: { email: target.email, role: target.role },
         ...userActor(actor),
       });
+      await this.revokeKeysOf(manager, principal.accountId, actor, target, null, 'creator_removed');
     });
     this.registry.revoked();
+  }
+
+  /** Revokes the member's keys that `keepWithin` (null: nothing) no longer covers, each with its audit entry. */
+  private async revokeKeysOf(
+    manager: EntityManager,
+    accountId: string,
+    actor: ActorContext,
+    member: MemberRow,
+    keepWithin: readonly Scope[] | null,
+    reason: 'creator_role_changed' | 'creator_removed',
+  ): Promise<void> {
+    const revoked = await this.keys.revokeCreatedBy(manager, accountId, member.user_id, keepWithin);
+    for (const key of revoked) {
+      await this.audit.record(manager, {
+        accountId,
+        action: 'api_key.revoked',
+        targetType: 'api_key',
+        targetId: key.id,
+        metadata: { name: key.name, reason, createdBy: { userId: member.user_id, email: member.email } },
+        ...userActor(actor),
+      });
+    }
   }
 
   private lockMembers(manager: EntityManager, accountId: string): Promise<MemberRow[]> {

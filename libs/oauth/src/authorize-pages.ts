@@ -10,7 +10,7 @@ import { SCOPE_DESCRIPTIONS } from './oauth-scope';
 const STYLE = `body{font-family:system-ui,sans-serif;background:#f6f7f9;color:#1f2328;margin:0}
 main{max-width:28rem;margin:3rem auto;background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:2rem}
 h1{font-size:1.3rem;margin-top:0}label{display:block;margin:1rem 0 .3rem;font-weight:600}
-input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem}
+input[type=email],input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem}
 fieldset{border:none;padding:0;margin:1rem 0}legend{font-weight:600}fieldset label{font-weight:normal;margin:.4rem 0}
 ul{padding-left:1.2rem}li{margin:.3rem 0}.error{color:#b42318;font-weight:600}.note{color:#57606a;font-size:.9rem}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}button{font-size:1rem;padding:.55rem 1.2rem;border-radius:6px;border:1px solid #d0d7de;background:#fff;cursor:pointer}
@@ -64,6 +64,24 @@ ${hiddenInputs(request, csrfToken)}
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
 </form>`,
+  );
+}
+
+/** The second step for a user with two-factor sign-in: the current code of their authenticator app. */
+export function twoFactorPage(request: AuthorizationRequest, csrfToken: string, email: string, options: { error?: string } = {}): string {
+  const app = escapeHtml(request.client.name);
+  return layout(
+    `Two-factor code to connect ${request.client.name}`,
+    `<h1>Enter your two-factor code</h1>
+<p>Signed in as ${escapeHtml(email)}. Enter the 6-digit code your authenticator app shows now, to go on connecting ${app}.</p>
+${options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>` : ''}
+<form method="post" action="/oauth/authorize/two-factor">
+${hiddenInputs(request, csrfToken)}
+<label for="totp_code">Two-factor code</label>
+<input id="totp_code" name="totp_code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
+<div class="actions"><button class="primary" type="submit">Verify code</button></div>
+</form>
+<p class="note">The code is asked for because your account has two-factor sign-in on. If you cannot give it, start again from the app.</p>`,
   );
 }
 

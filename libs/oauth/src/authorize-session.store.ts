@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SessionCookie, SESSION_LIFETIMES, SessionStore } from '@app/auth';
+import type { EntityManager } from 'typeorm';
+import { SessionCookie, SESSION_LIFETIMES, SessionPurpose, SessionStore } from '@app/auth';
 import { APP_CONFIG, AppConfig, constantTimeEqual } from '@app/core';
 
 export interface AuthorizeSession {
@@ -35,26 +36,47 @@ export class AuthorizeSessionStore {
     );
   }
 
-  async start(userId: string | null): Promise<AuthorizeSession> {
-    const { session, token } = await this.sessions.start('oauth_authorize', { userId });
-    return { id: session.id, token, csrfToken: session.csrfToken, userId };
+  /** `manager`: inside the caller's transaction (a sign-in and its audit entries commit together). */
+  async start(userId: string | null, manager?: EntityManager): Promise<AuthorizeSession> {
+    return this.begin('oauth_authorize', userId, manager);
   }
 
   async find(token: string | undefined): Promise<AuthorizeSession | null> {
-    const session = await this.sessions.find('oauth_authorize', token);
-    return session ? { id: session.id, csrfToken: session.csrfToken, userId: session.userId } : null;
+    return this.lookUp('oauth_authorize', token);
+  }
+
+  /**
+   * The wait for a two-factor code after a right password: a session of its own purpose, naming the
+   * user, living five minutes. It is never found as a signed-in session, so no form can skip the code.
+   */
+  startTwoFactor(userId: string): Promise<AuthorizeSession> {
+    return this.begin('oauth_two_factor', userId);
+  }
+
+  findTwoFactor(token: string | undefined): Promise<AuthorizeSession | null> {
+    return this.lookUp('oauth_two_factor', token);
   }
 
   /** Ends the session; false when it had already ended (so of two racing requests only one proceeds). */
-  end(id: string): Promise<boolean> {
-    return this.sessions.end(id);
+  end(id: string, manager?: EntityManager): Promise<boolean> {
+    return this.sessions.end(id, manager);
+  }
+
+  private async begin(purpose: SessionPurpose, userId: string | null, manager?: EntityManager): Promise<AuthorizeSession> {
+    const { session, token } = await this.sessions.start(purpose, { userId }, manager);
+    return { id: session.id, token, csrfToken: session.csrfToken, userId };
+  }
+
+  private async lookUp(purpose: SessionPurpose, token: string | undefined): Promise<AuthorizeSession | null> {
+    const session = await this.sessions.find(purpose, token);
+    return session ? { id: session.id, csrfToken: session.csrfToken, userId: session.userId } : null;
   }
 
   csrfMatches(session: AuthorizeSession | null, presented: unknown): session is AuthorizeSession {
     return !!session && typeof presented === 'string' && constantTimeEqual(session.csrfToken, presented);
   }
 
-  /** Set-Cookie value for a session just started, or one that clears the cookie. */
+  /** Set-Cookie value for a session just started (either purpose: one cookie), or one that clears the cookie. */
   cookie(session: AuthorizeSession | null): string {
     return this.sessionCookie.header(session?.token ?? null);
   }

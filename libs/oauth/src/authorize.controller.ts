@@ -2,17 +2,20 @@ import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { MembershipRole, UserDirectory } from '@app/account';
-import { Public, SignInLimiter } from '@app/auth';
+import { Public } from '@app/auth';
+import { inspectBody } from '@app/core';
 import { AuthorizeSession, AuthorizeSessionStore } from './authorize-session.store';
-import { authorizePageCsp, consentPage, errorPage, signInPage } from './authorize-pages';
+import { AuthorizeSignInService, SignInContext, SignInOutcome } from './authorize-sign-in.service';
+import { authorizePageCsp, consentPage, errorPage, signInPage, twoFactorPage } from './authorize-pages';
 import { AuthorizationRequest, OAuthAuthorizationService } from './oauth-authorization.service';
 
 /** Connecting an app lets it spend the wallet, so only owners and admins may. */
 const ROLES_THAT_CONNECT_APPS: readonly MembershipRole[] = ['owner', 'admin'];
 
 /**
- * The browser side of OAuth at `{auth_url}/oauth/authorize`: sign in, choose an account, review
- * the scopes, approve or deny. Every POST re-validates the whole authorization request.
+ * The browser side of OAuth at `{auth_url}/oauth/authorize`: sign in (password, then a two-factor
+ * code for a user who has it on), choose an account, review the scopes, approve or deny. Every POST
+ * re-validates the whole authorization request.
  */
 @ApiExcludeController()
 @Public()
@@ -21,55 +24,63 @@ export class AuthorizeController {
   constructor(
     private readonly authorization: OAuthAuthorizationService,
     private readonly sessions: AuthorizeSessionStore,
+    private readonly signIns: AuthorizeSignInService,
     private readonly users: UserDirectory,
-    private readonly limiter: SignInLimiter,
   ) {}
 
   @Get()
   async start(@Req() req: Request, @Res() res: Response): Promise<void> {
     const request = await this.validRequest(req.query, res);
     if (!request) return;
-    let session = await this.sessions.find(this.sessions.idFrom(req.headers.cookie));
-    if (!session) {
-      session = await this.sessions.start(null);
-      res.setHeader('Set-Cookie', this.sessions.cookie(session));
-    }
-    await this.showFormFor(session, request, res);
+    const token = this.sessions.idFrom(req.headers.cookie);
+    const session = await this.sessions.find(token);
+    if (session) return this.showFormFor(session, request, res);
+    const pending = await this.sessions.findTwoFactor(token);
+    if (pending?.userId) return this.showCodeForm(pending, request, res);
+    const started = await this.sessions.start(null);
+    res.setHeader('Set-Cookie', this.sessions.cookie(started));
+    await this.showFormFor(started, request, res);
   }
 
   @Post('sign-in')
   async signIn(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const body = formBody(req);
-    const request = await this.validRequest(body, res);
-    if (!request) return;
+    const body = this.formBody(req, res);
+    const request = body && (await this.validRequest(body, res));
+    if (!body || !request) return;
     const session = await this.sessions.find(this.sessions.idFrom(req.headers.cookie));
     if (!this.sessions.csrfMatches(session, body.csrf_token)) return this.expired(res);
 
     const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    const admitted = await this.limiter.admit(req.ip ?? 'unknown', email);
-    if (!admitted.allowed) {
-      res.setHeader('Retry-After', String(admitted.retryAfterSeconds));
-      return this.page(res, 429, errorPage('Too many sign-in attempts', 'Wait a few minutes, then start again from the app.'));
+    const outcome = await this.signIns.withPassword(session, email, password, signInContext(req, request));
+    if (outcome.kind === 'wrong') {
+      return this.page(res, 200, signInPage(request, session.csrfToken, { error: 'The e-mail or password is not right.', email }));
     }
-    const user = email && password ? await this.users.verifyPassword(email, password) : null;
-    if (!user) {
-      await this.limiter.failed(email);
-      const html = signInPage(request, session.csrfToken, { error: 'The e-mail or password is not right.', email });
-      return this.page(res, 200, html);
+    this.advance(outcome, request, res);
+  }
+
+  @Post('two-factor')
+  async twoFactor(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const body = this.formBody(req, res);
+    const request = body && (await this.validRequest(body, res));
+    if (!body || !request) return;
+    // Only the session a right password started leads here; it names the user, not the form.
+    const pending = await this.sessions.findTwoFactor(this.sessions.idFrom(req.headers.cookie));
+    if (!this.sessions.csrfMatches(pending, body.csrf_token) || !pending.userId) return this.expired(res);
+
+    const code = typeof body.totp_code === 'string' ? body.totp_code.replace(/\s/g, '') : '';
+    const outcome = await this.signIns.withCode({ ...pending, userId: pending.userId }, code, signInContext(req, request));
+    if (outcome.kind === 'wrong') {
+      return this.showCodeForm(pending, request, res, 'The code is not right, or was already used. Enter the code your app shows now.');
     }
-    // A fresh session id at sign-in, so an id planted before it is worth nothing after.
-    await this.sessions.end(session.id);
-    const signedIn = await this.sessions.start(user.id);
-    res.setHeader('Set-Cookie', this.sessions.cookie(signedIn));
-    res.redirect(303, `/oauth/authorize?${new URLSearchParams(request.params)}`);
+    this.advance(outcome, request, res);
   }
 
   @Post('decision')
   async decide(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const body = formBody(req);
-    const request = await this.validRequest(body, res);
-    if (!request) return;
+    const body = this.formBody(req, res);
+    const request = body && (await this.validRequest(body, res));
+    if (!body || !request) return;
     const session = await this.sessions.find(this.sessions.idFrom(req.headers.cookie));
     if (!this.sessions.csrfMatches(session, body.csrf_token) || !session.userId) return this.expired(res);
 
@@ -86,10 +97,20 @@ export class AuthorizeController {
     // is not left signed in and a replayed or doubled POST gets nothing.
     if (!(await this.sessions.end(session.id))) return this.expired(res);
     res.setHeader('Set-Cookie', this.sessions.cookie(null));
-    const location = accountId
-      ? await this.authorization.approve(request, session.userId, accountId)
-      : this.authorization.deny(request);
+    const approver = { userId: session.userId, email: (await this.users.emailOf(session.userId)) ?? '', ipAddress: req.ip ?? null };
+    const location = accountId ? await this.authorization.approve(request, approver, accountId) : this.authorization.deny(request);
     res.redirect(303, location);
+  }
+
+  /** After a sign-in step: refused, or a new session (two-factor or signed in) and back to the flow's GET. */
+  private advance(outcome: Exclude<SignInOutcome, { kind: 'wrong' }>, request: AuthorizationRequest, res: Response): void {
+    if (outcome.kind === 'limited') {
+      res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
+      return this.page(res, 429, errorPage('Too many sign-in attempts', 'Wait a few minutes, then start again from the app.'));
+    }
+    if (outcome.kind === 'expired') return this.expired(res);
+    res.setHeader('Set-Cookie', this.sessions.cookie(outcome.session));
+    res.redirect(303, `/oauth/authorize?${new URLSearchParams(request.params)}`);
   }
 
   /** The validated request, or null after answering: an error page, or the error sent back to the app. */
@@ -101,6 +122,18 @@ export class AuthorizeController {
     return null;
   }
 
+  /**
+   * The posted form, or null after answering 400: a NUL character (U+0000) fits no field, and
+   * PostgreSQL would refuse it in a query (the service-wide check reads JSON bodies only).
+   */
+  private formBody(req: Request, res: Response): Record<string, unknown> | null {
+    const body: Record<string, unknown> =
+      req.is('application/x-www-form-urlencoded') && req.body && typeof req.body === 'object' ? req.body : {};
+    if (!inspectBody(body)) return body;
+    this.page(res, 400, errorPage('This form cannot be read', 'It contains a character no field accepts (NUL). Start again from the app.'));
+    return null;
+  }
+
   private async showFormFor(session: AuthorizeSession, request: AuthorizationRequest, res: Response): Promise<void> {
     if (!session.userId) return this.page(res, 200, signInPage(request, session.csrfToken), request.redirectUri);
     const [accounts, email] = await Promise.all([
@@ -108,6 +141,11 @@ export class AuthorizeController {
       this.users.emailOf(session.userId),
     ]);
     this.page(res, 200, consentPage(request, session.csrfToken, email ?? '', accounts), request.redirectUri);
+  }
+
+  private async showCodeForm(pending: AuthorizeSession, request: AuthorizationRequest, res: Response, error?: string): Promise<void> {
+    const email = (await this.users.emailOf(pending.userId!)) ?? '';
+    this.page(res, 200, twoFactorPage(request, pending.csrfToken, email, { error }));
   }
 
   private expired(res: Response): void {
@@ -125,6 +163,6 @@ export class AuthorizeController {
   }
 }
 
-function formBody(req: Request): Record<string, unknown> {
-  return req.is('application/x-www-form-urlencoded') && req.body && typeof req.body === 'object' ? req.body : {};
+function signInContext(req: Request, request: AuthorizationRequest): SignInContext {
+  return { ipAddress: req.ip ?? null, clientId: request.client.id };
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import type { OAuthScope } from '@app/auth';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AuditTrail, OAuthScope } from '@app/auth';
 import { APP_CONFIG, AppConfig, hashSecret, newSecret } from '@app/core';
 import { OAuthAuthorizationCodeEntity } from './entities/oauth-authorization-code.entity';
 import type { OAuthClientEntity } from './entities/oauth-client.entity';
@@ -31,6 +31,13 @@ export interface AuthorizationRequest {
   params: Record<(typeof AUTHORIZATION_PARAMS)[number], string>;
 }
 
+/** Who approved a request, and from where: the audit entry of the connection names them. */
+export interface Approver {
+  userId: string;
+  email: string;
+  ipAddress: string | null;
+}
+
 export type AuthorizationCheck =
   /** Client or redirect URI cannot be trusted: show an error page, never redirect (RFC 6749 §4.1.2.1). */
   | { kind: 'untrusted'; message: string }
@@ -45,7 +52,8 @@ const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 export class OAuthAuthorizationService {
   constructor(
     private readonly clients: OAuthClientService,
-    @InjectRepository(OAuthAuthorizationCodeEntity) private readonly codes: Repository<OAuthAuthorizationCodeEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly audit: AuditTrail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -89,18 +97,32 @@ export class OAuthAuthorizationService {
     return { kind: 'valid', request: { client, redirectUri, scopes, state, codeChallenge, params } };
   }
 
-  /** Stores a code for the approved request and returns where to send the browser with it. */
-  async approve(request: AuthorizationRequest, userId: string, accountId: string): Promise<string> {
+  /**
+   * Stores a code for the approved request and returns where to send the browser with it. The
+   * approval is the merchant connecting the app to the account: audited there, with the code.
+   */
+  async approve(request: AuthorizationRequest, approver: Approver, accountId: string): Promise<string> {
     const code = newSecret('ocd');
-    await this.codes.insert({
-      codeHash: hashSecret(code),
-      clientId: request.client.id,
-      accountId,
-      userId,
-      redirectUri: request.redirectUri,
-      scopes: request.scopes,
-      codeChallenge: request.codeChallenge,
-      expiresAt: new Date(Date.now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(OAuthAuthorizationCodeEntity, {
+        codeHash: hashSecret(code),
+        clientId: request.client.id,
+        accountId,
+        userId: approver.userId,
+        redirectUri: request.redirectUri,
+        scopes: request.scopes,
+        codeChallenge: request.codeChallenge,
+        expiresAt: new Date(Date.now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
+      });
+      await this.audit.record(manager, {
+        accountId,
+        actor: { type: 'user', id: approver.userId, label: approver.email },
+        action: 'connected_app.connected',
+        targetType: 'oauth_client',
+        targetId: request.client.id,
+        metadata: { appName: request.client.name, scopes: request.scopes },
+        ipAddress: approver.ipAddress,
+      });
     });
     return this.redirectTo(request.redirectUri, { code, state: request.state });
   }

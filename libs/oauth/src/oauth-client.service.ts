@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { AuditLog, AuditOrigin } from '@app/audit';
 import { FIRST_PARTY_SCOPES, OAUTH_SCOPES, OAuthScope } from '@app/auth';
 import { BadRequestError, constantTimeEqual, controlCharacterProblem, FieldIssue, hashSecret, newId, newSecret } from '@app/core';
 import { OAuthClientEntity } from './entities/oauth-client.entity';
@@ -19,9 +20,14 @@ const DECOY_HASH = hashSecret(newSecret('ocs'));
 /** Marketplace apps: registered by platform administrators (CLI only), authenticated at the token endpoint. */
 @Injectable()
 export class OAuthClientService {
-  constructor(@InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>) {}
+  constructor(
+    @InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>,
+    private readonly dataSource: DataSource,
+    private readonly audit: AuditLog,
+  ) {}
 
-  async create(input: CreateOAuthClientInput): Promise<{ clientId: string; clientSecret: string }> {
+  /** `origin`: the operator CLI, recorded with the client (docs/audit-log.md: an entry of no account). */
+  async create(input: CreateOAuthClientInput, origin?: AuditOrigin): Promise<{ clientId: string; clientSecret: string }> {
     const name = input.name.trim();
     const scopes = [...new Set(input.scopes)];
     const redirectUris = [...new Set(input.redirectUris)];
@@ -47,12 +53,24 @@ export class OAuthClientService {
 
     const clientId = newId('oac');
     const clientSecret = newSecret('ocs');
-    await this.clients.insert({
-      id: clientId,
-      name,
-      secretHash: hashSecret(clientSecret),
-      redirectUris,
-      scopes: scopes as OAuthScope[],
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(OAuthClientEntity, {
+        id: clientId,
+        name,
+        secretHash: hashSecret(clientSecret),
+        redirectUris,
+        scopes: scopes as OAuthScope[],
+      });
+      if (origin) {
+        await this.audit.record(manager, {
+          accountId: null,
+          origin,
+          action: 'oauth_client.created',
+          targetType: 'oauth_client',
+          targetId: clientId,
+          metadata: { name, redirectUris, scopes },
+        });
+      }
     });
     return { clientId, clientSecret };
   }
@@ -71,6 +89,10 @@ export class OAuthClientService {
     }
     const credentials = parseBasic(authorization);
     if (!credentials) throw new OAuthError('invalid_client', 'Client authentication with HTTP Basic is required.');
+    // No client id or secret holds a NUL (U+0000), and PostgreSQL refuses one in the lookup.
+    if (credentials.clientId.includes('\u0000') || credentials.secret.includes('\u0000')) {
+      throw new OAuthError('invalid_client', 'Client authentication failed.');
+    }
     const client = await this.find(credentials.clientId);
     const matches = constantTimeEqual(hashSecret(credentials.secret), client?.secretHash ?? DECOY_HASH);
     if (!client || !matches) throw new OAuthError('invalid_client', 'Client authentication failed.');

@@ -21,6 +21,12 @@ const TOO_MANY_FAILURES = {
   headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', minimum: 1 } } },
 };
 
+const BODY_TOO_LARGE = {
+  status: 413,
+  type: OAuthErrorResponseDto,
+  description: '`invalid_request`: the form body is larger than 100 KB.',
+};
+
 /**
  * The app-facing OAuth endpoints. They answer in RFC 6749 terms (`{error, error_description}`,
  * `Cache-Control: no-store`), so they write their responses themselves instead of going through
@@ -52,6 +58,7 @@ export class OAuthTokenController {
   @ApiResponse({ status: 200, type: TokenResponseDto, description: 'Tokens (RFC 6749 §5.1).' })
   @ApiResponse({ status: 400, type: OAuthErrorResponseDto, description: 'RFC 6749 §5.2 error.' })
   @ApiResponse({ status: 401, type: OAuthErrorResponseDto, description: '`invalid_client`, with `WWW-Authenticate: Basic`.' })
+  @ApiResponse(BODY_TOO_LARGE)
   @ApiResponse(TOO_MANY_FAILURES)
   async token(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.answer(req, res, async () => {
@@ -84,6 +91,7 @@ export class OAuthTokenController {
   @ApiResponse({ status: 200, description: 'Revoked, or nothing to revoke. No body.' })
   @ApiResponse({ status: 400, type: OAuthErrorResponseDto, description: 'RFC 6749 §5.2 error.' })
   @ApiResponse({ status: 401, type: OAuthErrorResponseDto, description: '`invalid_client`, with `WWW-Authenticate: Basic`.' })
+  @ApiResponse(BODY_TOO_LARGE)
   @ApiResponse(TOO_MANY_FAILURES)
   async revoke(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.answer(req, res, async () => {
@@ -155,7 +163,8 @@ export class OAuthTokenController {
 
 /**
  * The form fields as single strings. RFC 6749 §3.2 requires a form-encoded body and forbids repeated
- * parameters; anything else is invalid_request.
+ * parameters; anything else is invalid_request. So is a NUL character (U+0000): no field can hold
+ * one, and PostgreSQL would refuse it in a query.
  */
 function formParams(req: Request): Record<string, string> {
   if (!req.is('application/x-www-form-urlencoded')) {
@@ -164,6 +173,9 @@ function formParams(req: Request): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries((req.body ?? {}) as Record<string, unknown>)) {
     if (typeof value !== 'string') throw new OAuthError('invalid_request', `${name} must be sent once, as a plain value.`);
+    if (name.includes('\u0000') || value.includes('\u0000')) {
+      throw new OAuthError('invalid_request', 'The body contains a NUL character (U+0000), which no field accepts.');
+    }
     params[name] = value;
   }
   return params;

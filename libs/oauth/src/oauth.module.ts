@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '@app/account';
+import { AuditModule } from '@app/audit';
 import { AuthorizeController } from './authorize.controller';
+import { AuthorizeSignInService } from './authorize-sign-in.service';
 import { AuthorizeSessionStore } from './authorize-session.store';
 import { ConnectedAppsService } from './connected-apps.service';
 import { OAuthAuthorizationCodeEntity } from './entities/oauth-authorization-code.entity';
@@ -18,6 +20,7 @@ import { OAuthTokenService } from './oauth-token.service';
 @Module({
   imports: [
     AccountModule,
+    AuditModule,
     TypeOrmModule.forFeature([
       OAuthClientEntity,
       OAuthConnectionEntity,
@@ -33,6 +36,7 @@ import { OAuthTokenService } from './oauth-token.service';
     OAuthTokenService,
     OAuthAccessTokenResolver,
     AuthorizeSessionStore,
+    AuthorizeSignInService,
     ConnectedAppsService,
   ],
   exports: [OAuthClientService, ConnectedAppsService],

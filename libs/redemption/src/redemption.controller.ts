@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, Inject, Param, Post, Req, Res } from '@
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { clientAddress, Public, RateLimiter, setRateLimitHeaders } from '@app/auth';
-import { APP_CONFIG, AppConfig, NotFoundError, parseIdempotencyKey, RateLimitedError } from '@app/core';
+import { APP_CONFIG, AppConfig, NotFoundError, parseIdempotencyKey, RateLimitedError, registerSecretPath, SecretParams } from '@app/core';
 import { PickCardDto, RedemptionStateView } from './dto/redemption.dto';
 import { REDEEM_SCRIPT } from './redeem-script';
 import { renderMessagePage, renderRedemptionPage } from './redemption-page';
@@ -13,6 +13,9 @@ export const REDEMPTION_MISSES_PER_WINDOW = 20;
 const MISS_WINDOW_MS = 10 * 60_000;
 
 type Refusal = { status: 404 | 429; retryAfter?: number };
+
+// Everything under /r/{token} carries the link's token, a path no route knows included (docs/operations.md, Logging policy).
+registerSecretPath('/r/:token/*');
 
 /**
  * The recipient's page and its JSON API (docs/redemption.md), reached by the link token alone. Not part
@@ -37,6 +40,7 @@ export class RedemptionController {
     res.type('application/javascript; charset=utf-8').send(REDEEM_SCRIPT);
   }
 
+  @SecretParams('token')
   @Get(':token')
   async page(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     privateResponse(res);
@@ -53,6 +57,7 @@ export class RedemptionController {
     res.status(200).type('html').send(renderRedemptionPage(found));
   }
 
+  @SecretParams('token')
   @Get(':token/api')
   async state(@Param('token') token: string, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RedemptionStateView> {
     privateResponse(res);
@@ -61,6 +66,7 @@ export class RedemptionController {
     return found;
   }
 
+  @SecretParams('token')
   @Post(':token/api/cards')
   async pick(
     @Param('token') token: string,

@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import type { Principal } from '@app/auth';
-import { BadRequestError, FieldIssue, toFieldIssues } from '@app/core';
+import { BadRequestError, FieldIssue, inputShapeIssues, toFieldIssues } from '@app/core';
 import { CreateRewardDto } from './dto/create-reward.dto';
 import type { RewardSource } from './entities/reward.entity';
 
@@ -26,6 +26,9 @@ export async function parseRewardRequest(value: unknown): Promise<CreateRewardDt
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new BadRequestError([{ path: 'body', message: 'each reward must be an object' }]);
   }
+  // As the global pipe does: a non-object nested field or a null optional one is refused before transforming.
+  const shape = inputShapeIssues(value, CreateRewardDto);
+  if (shape.length) throw new BadRequestError(shape);
   const dto = plainToInstance(CreateRewardDto, value);
   const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
   const issues = errors.length ? toFieldIssues(errors) : crossFieldIssues(dto);

@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiHeader, ApiOperation, ApiResponse, ApiTags, getSchem
 import type { Response } from 'express';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { ApiErrorResponses, ForbiddenError, parseIdempotencyKey } from '@app/core';
+import { ApiErrorResponses, ForbiddenError, InsufficientScopeError, parseIdempotencyKey } from '@app/core';
 import { BulkCreateRewardsDto, CreateRewardDto } from './dto/create-reward.dto';
 import {
   BulkResponseDto,
@@ -17,13 +17,14 @@ import { DryRunQueryDto, GetRewardQueryDto, ListRewardsQueryDto } from './dto/re
 import { RewardSender, SendOutcome } from './reward-sender.service';
 import { RewardsService } from './rewards.service';
 
-const IDEMPOTENCY_HEADER = {
+/** A replay answers 200 for a single send (its first answer was 201) and 207 again for a bulk send. */
+const idempotencyHeader = (replayStatus: string) => ({
   name: 'Idempotency-Key',
   required: false,
   description:
     'Up to 100 characters, scoped to your account, kept at least 24 h. A retry with the same key and body replays the ' +
-    'first response with status 200 and `Idempotent-Replayed: true`; the same key with another body is 422.',
-};
+    `first response with status ${replayStatus} and \`Idempotent-Replayed: true\`; the same key with another body is 422.`,
+});
 
 @ApiTags('Rewards')
 @Controller('v1/rewards')
@@ -36,12 +37,14 @@ export class RewardsController {
   @Post()
   @RequireScope('rewards:write')
   @ApiOperation({ operationId: 'createReward', summary: 'Send a reward', description: 'Holds the value from the wallet and e-mails the recipient a redemption link.' })
-  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiHeader(idempotencyHeader('200'))
   @ApiExtraModels(CreateRewardResponseDto, DryRunRewardResponseDto)
   @ApiResponse({ status: 201, type: CreateRewardResponseDto, description: 'Created; funds held; e-mail queued.' })
   @ApiResponse({
     status: 200,
-    description: 'An idempotent replay of the first response, or the answer of a dry run.',
+    description:
+      'An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward`), or the answer of a dry run ' +
+      '(`dry_run=true`; it has `dryRun: true` and no `reward`).',
     schema: { oneOf: [{ $ref: getSchemaPath(CreateRewardResponseDto) }, { $ref: getSchemaPath(DryRunRewardResponseDto) }] },
   })
   @ApiErrorResponses(400, 402, 422)
@@ -65,7 +68,7 @@ export class RewardsController {
       'Items are processed in order; an invalid item fails alone. The first item the wallet cannot afford ends ' +
       'processing: it and every later item are `skipped: insufficient_funds`. `sent + failed` is the number of items.',
   })
-  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiHeader(idempotencyHeader('207'))
   @ApiResponse({ status: 207, type: BulkResponseDto })
   @ApiErrorResponses(400, 422)
   async bulk(
@@ -107,7 +110,8 @@ export class RewardsController {
   @ApiErrorResponses(400, 404)
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: GetRewardQueryDto): Promise<RewardResponseDto> {
     if (query.include_credentials && !principal.scopes.has('rewards:write')) {
-      throw new ForbiddenError('include_credentials=true needs the rewards:write scope.');
+      const message = 'include_credentials=true needs the rewards:write scope.';
+      throw principal.credentialKind === 'session' ? new ForbiddenError(message) : new InsufficientScopeError('rewards:write', message);
     }
     const view = await this.rewards.get(principal.accountId, id);
     const body: RewardResponseDto = { reward: toRewardDto(view, query.include_credentials) };

@@ -79,10 +79,11 @@ export class WebhookEndpointsController {
   @ApiErrorResponses(400, 404)
   async update(
     @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
     @Param('id') id: string,
     @Body() body: UpdateWebhookEndpointDto,
   ): Promise<WebhookEndpointResponseDto> {
-    return { webhookEndpoint: toWebhookEndpointDto(await this.endpoints.update(principal.accountId, id, body)) };
+    return { webhookEndpoint: toWebhookEndpointDto(await this.endpoints.update(principal.accountId, id, body, origin)) };
   }
 
   @Delete(':id')

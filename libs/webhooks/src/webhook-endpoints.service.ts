@@ -62,12 +62,17 @@ export class WebhookEndpointsService {
     return endpoint;
   }
 
-  async update(accountId: string, id: string, input: UpdateWebhookEndpointDto): Promise<WebhookEndpointEntity> {
+  async update(accountId: string, id: string, input: UpdateWebhookEndpointDto, origin: AuditOrigin): Promise<WebhookEndpointEntity> {
     await this.get(accountId, id);
     if (input.url !== undefined) await this.assertTargetAllowed(input.url);
     await this.dataSource.transaction(async (manager) => {
       // A pause or resume is ordered against the fan-out (docs/webhooks.md, Pausing and 410).
       if (input.active !== undefined) await lockAccountForEndpointChange(manager, accountId);
+      const [before] = await queryRows<{ url: string }>(manager, `SELECT url FROM webhook_endpoints WHERE id = $1 AND account_id = $2 FOR UPDATE`, [
+        id,
+        accountId,
+      ]);
+      if (!before) throw new NotFoundError('Webhook endpoint');
       const changes: Partial<WebhookEndpointEntity> = {};
       if (input.url !== undefined) changes.url = input.url;
       if (input.events !== undefined) changes.events = input.events;
@@ -77,6 +82,12 @@ export class WebhookEndpointsService {
         if (input.active) changes.pausedReason = null;
       }
       await manager.update(WebhookEndpointEntity, { id, accountId }, { ...changes, updatedAt: () => 'clock_timestamp()' });
+      if (changes.url !== undefined && changes.url !== before.url) {
+        // Hosts only: a receiver's path or query may carry its own secret, and more people read the log.
+        await this.audited(manager, accountId, origin, 'webhook_endpoint.updated', id, {
+          url: { fromHost: hostOf(before.url), toHost: hostOf(changes.url) },
+        });
+      }
       if (input.active === true) await this.deliveries.unparkInTransaction(manager, id);
       if (input.active === false) await this.deliveries.parkInTransaction(manager, id);
     });
@@ -126,7 +137,7 @@ export class WebhookEndpointsService {
     manager: EntityManager,
     accountId: string,
     origin: AuditOrigin,
-    action: 'webhook_endpoint.created' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated',
+    action: 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated',
     endpointId: string,
     metadata: Record<string, unknown>,
   ): Promise<void> {
@@ -137,4 +148,9 @@ export class WebhookEndpointsService {
     const result = await this.guard.checkAtCreation(url);
     if (result) throw new BadRequestError([{ path: 'url', message: result }]);
   }
+}
+
+/** The host (and port, if any) of an endpoint URL: what the audit log names, never userinfo, path or query. */
+function hostOf(url: string): string {
+  return new URL(url).host;
 }

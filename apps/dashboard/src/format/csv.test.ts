@@ -28,6 +28,13 @@ describe('toCsv', () => {
   it('defuses spreadsheet formulas but keeps negative numbers', () => {
     expect(toCsv([['=HYPERLINK("x")', '-2500', '@SUM(A1)']])).toBe('"\'=HYPERLINK(""x"")",-2500,\'@SUM(A1)\r\n');
   });
+
+  it('guards a cell that starts like a number but is not a whole number', () => {
+    const cells = ["-2+3+cmd|' /C calc'!A0", '+1', '-1.5', '-2 ', '\t-3', '\r7', '-', '+'];
+    const [line] = parseCsv(toCsv([cells]));
+    expect(line).toEqual(cells.map((cell) => `'${cell}`));
+    expect(toCsv([[-2500, '0', '42', 'a-1']])).toBe('-2500,0,42,a-1\r\n');
+  });
 });
 
 describe('parseBulkCsv', () => {

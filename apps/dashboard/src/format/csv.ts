@@ -37,14 +37,18 @@ export function parseCsv(text: string): string[][] {
   return rows.filter((r) => r.length > 1 || r[0] !== '');
 }
 
-/** Rows to CSV text; a field that a spreadsheet would run as a formula is prefixed with `'`. */
+/**
+ * Rows to CSV text. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed
+ * with `'` so a spreadsheet shows it as text instead of running it as a formula; only a whole number
+ * (`-2500`) is left bare, since `-2+3+cmd|...` starts with a digit too (docs/dashboard.md).
+ */
 export function toCsv(rows: readonly (readonly (string | number | null | undefined)[])[]): string {
   return rows
     .map((row) =>
       row
         .map((value) => {
           let text = value === null || value === undefined ? '' : String(value);
-          if (/^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text)) text = `'${text}`;
+          if (/^[=+\-@\t\r]/.test(text) && !/^-?\d+$/.test(text)) text = `'${text}`;
           return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
         })
         .join(','),

@@ -14,6 +14,7 @@ const ACTION_NAMES: Record<AuditAction, true> = {
   'member.joined': true,
   'member.role_changed': true,
   'member.removed': true,
+  'connected_app.connected': true,
   'connected_app.revoked': true,
   'branding.updated': true,
   'catalog_rules.updated': true,
@@ -25,6 +26,10 @@ const ACTION_NAMES: Record<AuditAction, true> = {
   'password.changed': true,
   'totp.enabled': true,
   'totp.disabled': true,
+  'webhook_endpoint.updated': true,
+  'invitation.revoked': true,
+  'account.created': true,
+  'oauth_client.created': true,
 };
 const ACTIONS = Object.keys(ACTION_NAMES) as AuditAction[];
 

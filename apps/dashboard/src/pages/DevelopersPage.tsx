@@ -37,7 +37,9 @@ export function DevelopersPage() {
     <>
       <h1>Developers</h1>
       <p>
-        The API reference is at <a href="/docs">/docs</a>. A key acts on this account with the scopes you give it; keep it on your servers.
+        The API reference is at <a href="/docs">/docs</a>. A key acts on this account with the scopes you give it, never with more
+        than your own role allows; keep it on your servers. Keys you made are revoked if you leave the account, and those your new
+        role no longer covers if your role changes.
       </p>
       {secret && <SecretOnce label="Your new API key" value={secret} onDone={() => setSecret(null)} />}
       <form onSubmit={submit} className="stack" aria-label="Create an API key">
@@ -69,6 +71,7 @@ export function DevelopersPage() {
                 <th scope="col">Name</th>
                 <th scope="col">Key</th>
                 <th scope="col">Scopes</th>
+                <th scope="col">Created by</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Status</th>
@@ -81,7 +84,8 @@ export function DevelopersPage() {
                   <td>
                     <code>sk_…{key.last4}</code>
                   </td>
-                  <td>{key.scopes.join(', ')}</td>
+                  <td>{scopesText(key)}</td>
+                  <td>{key.createdBy ? (key.createdBy.email ?? key.createdBy.userId) : 'Operator (CLI)'}</td>
                   <td>
                     <Time value={key.createdAt} />
                   </td>
@@ -106,4 +110,11 @@ export function DevelopersPage() {
       <FormError error={revoke.error} />
     </>
   );
+}
+
+/** A member's `write` key writes only what its creator's role allowed: say which. */
+function scopesText(key: { scopes: string[]; grantedScopes: string[]; createdBy: unknown }): string {
+  if (!key.createdBy) return key.scopes.join(', ');
+  const writes = key.grantedScopes.filter((scope) => scope.endsWith(':write')).map((scope) => scope.slice(0, -':write'.length));
+  return key.scopes.map((scope) => (scope === 'write' ? `write (${writes.join(', ')})` : scope)).join(', ');
 }

@@ -54,7 +54,8 @@ export class UpdateBrandingDto {
   logoUrl?: string | null;
 
   /** `#RRGGBB`. */
-  @ApiProperty({ type: String, nullable: true, required: false, pattern: '^#[0-9A-Fa-f]{6}$' })
+  @ApiProperty({ type: String, nullable: true, required: false, pattern: '^#[0-9A-Fa-f]{6}$', maxLength: 7 })
+  @MaxLength(7)
   @IsOptional()
   @IsString()
   @Matches(/^#[0-9A-Fa-f]{6}$/, { message: 'brandColor must be a colour as #RRGGBB' })

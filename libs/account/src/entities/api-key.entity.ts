@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { Scope } from '@app/auth';
 
 export const API_KEY_SCOPES = ['read', 'write'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
@@ -23,6 +24,17 @@ export class ApiKeyEntity {
 
   @Column({ type: 'text', array: true })
   scopes: ApiKeyScope[];
+
+  /** The dashboard member who made the key; null for a key made with the operator CLI. */
+  @Column({ name: 'created_by_user_id', type: 'text', nullable: true })
+  createdByUserId: string | null;
+
+  /**
+   * The API scopes the key holds, fixed at creation from `scopes` and its creator's role then
+   * (docs/auth.md, API keys); null for an operator's key, whose `scopes` alone decide.
+   */
+  @Column({ name: 'granted_scopes', type: 'text', array: true, nullable: true })
+  grantedScopes: Scope[] | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -41,6 +41,9 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   /** Requests per client address a minute to the credential-free redemption page and API (docs/redemption.md). */
   redemptionRateLimitPerMinute: number;
+  /** Password hashes (scrypt) this process computes at once, and how many more may wait (docs/auth.md, Password hashing). */
+  passwordHashConcurrency: number;
+  passwordHashQueue: number;
   expirySweepIntervalMs: number;
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
@@ -184,6 +187,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailFrom,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     redemptionRateLimitPerMinute: integer(env, 'REDEMPTION_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+    passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
+    passwordHashQueue: integer(env, 'PASSWORD_HASH_QUEUE', 16, 0, 10_000),
     expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 60_000, 100, 86_400_000),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1, 21_600_000),
     webhookMaxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),

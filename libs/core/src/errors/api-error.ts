@@ -32,9 +32,15 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The most issues a 400 lists (docs/errors.md): a body with a million wrong values is answered with the
+ * first hundred, and the message says how many more there were.
+ */
+export const MAX_ISSUES = 100;
+
 export class BadRequestError extends ApiError {
   constructor(issues: FieldIssue[], message = describeIssues(issues)) {
-    super(400, 'bad_request', message, issues);
+    super(400, 'bad_request', message, issues.slice(0, MAX_ISSUES));
   }
 }
 
@@ -51,8 +57,18 @@ export class InsufficientFundsError extends ApiError {
 }
 
 export class ForbiddenError extends ApiError {
-  constructor(message: string) {
-    super(403, 'forbidden', message);
+  constructor(message: string, headers: Record<string, string> = {}) {
+    super(403, 'forbidden', message, undefined, headers);
+  }
+}
+
+/**
+ * 403 for a bearer credential (API key or OAuth token) that lacks a scope: RFC 6750 §3.1's
+ * `insufficient_scope` challenge names the scope the request needs.
+ */
+export class InsufficientScopeError extends ForbiddenError {
+  constructor(scope: string, message = `This credential lacks the scope ${scope} that this endpoint requires.`) {
+    super(message, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` });
   }
 }
 
@@ -91,5 +107,7 @@ export class UnavailableError extends ApiError {
 
 function describeIssues(issues: FieldIssue[]): string {
   if (issues.length === 0) return 'Malformed request.';
-  return `Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;
+  const listed = issues.slice(0, MAX_ISSUES).map((i) => `${i.path}: ${i.message}`).join('; ');
+  const more = issues.length - MAX_ISSUES;
+  return `Invalid request: ${listed}${more > 0 ? `; and ${more} more issue${more === 1 ? '' : 's'} not listed` : ''}`;
 }

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiError, ErrorCode, FieldIssue } from './api-error';
-import { redactPathSecrets } from '../logging/logging.module';
+import { ApiError, ErrorCode, FieldIssue, MAX_ISSUES } from './api-error';
+import { loggedUrl } from '../logging/secret-params';
 import { storeUnavailable } from './store-unavailable';
 
 /** What a client is told to wait before retrying while PostgreSQL or Redis is unreachable. */
@@ -44,7 +44,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       this.logger.warn({ err: exception, requestId: request.id, store: storeUnavailable(exception) }, 'a store is unreachable; answered 503');
     } else if (status >= 500) {
       this.logger.error(
-        { err: exception, requestId: request.id, method: request.method, url: redactPathSecrets(request.originalUrl) },
+        { err: exception, requestId: request.id, method: request.method, url: loggedUrl(request) },
         'request failed',
       );
     }
@@ -59,7 +59,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
   ): { status: number; body: ErrorBody; headers: Record<string, string> } {
     if (exception instanceof ApiError) {
       const body: ErrorBody = { error: exception.code, message: exception.message };
-      if (exception.issues) body.issues = exception.issues;
+      if (exception.issues) body.issues = exception.issues.slice(0, MAX_ISSUES);
       return { status: exception.status, body, headers: exception.headers };
     }
     const bodyParserError = asBodyParserError(exception);

@@ -11,6 +11,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'Well formed, but cannot be fulfilled.',
   429: 'Rate limited; see `Retry-After`.',
   502: 'An upstream provider could not be reached; nothing was changed. Retry with backoff.',
+  503: 'Briefly busy; nothing was changed. Retry after `Retry-After`.',
 };
 
 /** Documents the error responses a route can give, all in the ErrorResponse shape. */

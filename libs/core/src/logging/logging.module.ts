@@ -3,6 +3,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import type { AppConfig } from '../config/app-config';
+import { loggedUrl } from './secret-params';
 import { serializeErrorSafely } from './safe-error.serializer';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -32,7 +33,7 @@ export class LoggingModule {
               req: (req: { id: string; method: string; url: string }) => ({
                 id: req.id,
                 method: req.method,
-                url: redactPathSecrets(req.url),
+                url: loggedUrl(req),
               }),
               res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
               err: serializeErrorSafely,
@@ -43,9 +44,4 @@ export class LoggingModule {
       ],
     };
   }
-}
-
-/** Redemption tokens are bearer secrets that travel in the path: they never reach a log line. */
-export function redactPathSecrets(url: string): string {
-  return url.replace(/^\/r\/[^/?#]+/, '/r/[redacted]').replace(/([?&](?:code|token|refresh_token)=)[^&]*/g, '$1[redacted]');
 }

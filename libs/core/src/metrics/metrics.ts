@@ -96,3 +96,10 @@ export const rateLimitFallbacks = new Counter({
   help: 'Rate-limit decisions taken by this process alone (in-process counters) because Redis could not be reached.',
   registers,
 });
+
+export const passwordHashing = new Counter({
+  name: 'password_hashing_total',
+  help: 'Password hashes (scrypt, to set or to check a password) by outcome: computed, or refused as busy (503).',
+  labelNames: ['outcome'] as const,
+  registers,
+});

@@ -1,11 +1,18 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
 import { API_KEY_SCOPES, type ApiKeyScope } from '@app/account';
+import { API_SCOPES, type Scope } from '@app/auth';
 import { NoControlCharacters, PageQueryDto, PageSizeQuery } from '@app/core';
 
 export class ApiKeyListQueryDto extends PageQueryDto {
   @PageSizeQuery(25)
   page_size: number = 25;
+}
+
+export interface ApiKeyCreatorDto {
+  /** `usr_` */
+  userId: string;
+  email: string;
 }
 
 export class ApiKeyDto {
@@ -16,6 +23,24 @@ export class ApiKeyDto {
 
   @ApiProperty({ enum: API_KEY_SCOPES, isArray: true })
   scopes: ApiKeyScope[];
+
+  /**
+   * What the key may do: `read` and `write` as the key's `scopes` say, but never more than the role
+   * its creator had when it was made (a developer's `write` key: `rewards:write` and `webhooks:write`).
+   */
+  @ApiProperty({ enum: API_SCOPES, isArray: true })
+  grantedScopes: Scope[];
+
+  /** The dashboard member who made the key; `null` for a key made by an operator (the CLI). */
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    properties: { userId: { type: 'string', description: '`usr_`' }, email: { type: 'string' } },
+    required: ['userId', 'email'],
+    // The list above is the object's own fields; this says the property itself is always present.
+    selfRequired: true,
+  })
+  createdBy: ApiKeyCreatorDto | null;
 
   /** The secret's last four characters, to tell keys apart. */
   last4: string;

@@ -6,24 +6,24 @@ export class TokenRequestDto {
   @ApiProperty({ enum: ['authorization_code', 'refresh_token'] })
   grant_type: string;
 
-  /** authorization_code: the code the redirect delivered. */
-  @ApiPropertyOptional()
+  /** authorization_code: the code the redirect delivered. No code is longer; a longer one is `invalid_grant`. */
+  @ApiPropertyOptional({ maxLength: 200 })
   code?: string;
 
-  /** authorization_code: exactly the redirect_uri of the authorization request. */
-  @ApiPropertyOptional()
+  /** authorization_code: exactly the redirect_uri of the authorization request. Redirect URIs over 2048 characters are not supported. */
+  @ApiPropertyOptional({ maxLength: 2048 })
   redirect_uri?: string;
 
   /** authorization_code: the PKCE verifier whose S256 challenge was sent to /oauth/authorize. */
   @ApiPropertyOptional({ minLength: 43, maxLength: 128 })
   code_verifier?: string;
 
-  /** refresh_token: the current refresh token; it is consumed and a new one returned. */
-  @ApiPropertyOptional()
+  /** refresh_token: the current refresh token; it is consumed and a new one returned. No token is longer; a longer one is `invalid_grant`. */
+  @ApiPropertyOptional({ maxLength: 200 })
   refresh_token?: string;
 
-  /** refresh_token: optionally narrows the new access token to these space-separated scopes. */
-  @ApiPropertyOptional()
+  /** refresh_token: optionally narrows the new access token to these space-separated scopes (`invalid_scope` when it names any other). */
+  @ApiPropertyOptional({ maxLength: 200 })
   scope?: string;
 }
 
@@ -50,6 +50,7 @@ export class TokenResponseDto {
 /** Form fields of POST /oauth/revoke (RFC 7009). */
 export class RevokeRequestDto {
   /** A refresh or access token; its whole grant (both tokens and their rotations) is revoked. */
+  @ApiProperty({ maxLength: 200 })
   token: string;
 
   @ApiPropertyOptional({ enum: ['refresh_token', 'access_token'] })

@@ -12,6 +12,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -20,6 +21,9 @@ import {
 } from 'class-validator';
 import { NoControlCharacters } from '@app/core';
 import { REWARD_TYPES } from '../entities/reward.entity';
+
+/** RFC 3339 §5.6 date-time: a date, a time and an offset (a time without one would be read in the server's zone). */
+const RFC3339_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
 export class RecipientDto {
   /** Where the reward e-mail goes. */
@@ -79,8 +83,15 @@ export class CreateRewardDto {
   allowedBrandKeys?: string[];
 
   /** CHOICE only: when unused value returns to the wallet. Must be in the future. */
-  @ApiPropertyOptional({ type: String, format: 'date-time' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    maxLength: 40,
+    description: 'CHOICE only: when unused value returns to the wallet. Must be in the future. An RFC 3339 date-time with its offset (`Z` or `+02:00`); one without an offset is 400.',
+  })
   @IsOptional()
+  @MaxLength(40)
+  @Matches(RFC3339_DATE_TIME, { message: 'expiresAt must be an RFC 3339 date-time with an offset, e.g. 2027-01-31T12:00:00Z' })
   @IsISO8601({ strict: true }, { message: 'expiresAt must be an ISO 8601 timestamp' })
   expiresAt?: string;
 

@@ -5,12 +5,21 @@ import { WebhookEndpointEntity } from '../entities/webhook-endpoint.entity';
 
 export const MAX_ROTATION_GRACE_SECONDS = 86_400;
 
+/**
+ * For the contract: an http(s) URL whose authority holds no `@`, i.e. no `user:pass@` (the target guard
+ * refuses credentials, libs/webhooks/src/targets/webhook-target-guard.ts).
+ */
+const URL_WITHOUT_CREDENTIALS = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]+(?:[/?#].*)?$';
+
 export class CreateWebhookEndpointDto {
-  /** Where events are POSTed. `https` only (plain `http` only where the operator allows private targets); it may not resolve to a loopback, private, link-local or metadata address. */
+  /**
+   * Where events are POSTed. `https` only (plain `http` only where the operator allows private targets); it may not
+   * resolve to a loopback, private, link-local or metadata address, and may not carry credentials (`user:pass@`): 400.
+   */
   @IsString()
   @MaxLength(2048)
   @NoControlCharacters()
-  @ApiProperty({ format: 'uri', maxLength: 2048 })
+  @ApiProperty({ format: 'uri', maxLength: 2048, pattern: URL_WITHOUT_CREDENTIALS })
   url: string;
 
   /** Event names to receive; an empty array subscribes to every event. */
@@ -22,7 +31,7 @@ export class CreateWebhookEndpointDto {
   events: string[];
 
   /** A note for your own reference. */
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsString()
   @MaxLength(500)
   @NoControlCharacters({ allowLineBreaks: true })
@@ -35,7 +44,13 @@ export class UpdateWebhookEndpointDto {
   @IsString()
   @MaxLength(2048)
   @NoControlCharacters()
-  @ApiProperty({ format: 'uri', maxLength: 2048, required: false })
+  @ApiProperty({
+    format: 'uri',
+    maxLength: 2048,
+    pattern: URL_WITHOUT_CREDENTIALS,
+    required: false,
+    description: 'As at creation: https, a public address, no credentials (`user:pass@`).',
+  })
   url?: string;
 
   /** Replaces the subscription; an empty array subscribes to every event. */
@@ -66,7 +81,7 @@ export class RotateWebhookSecretDto {
    * How long the old secret stays valid, 0 to 86400 seconds (24 h); default 0 (it stops at once).
    * Meanwhile each delivery carries both signatures, `v1=<new> v1=<old>`, so receivers can switch over without dropping events.
    */
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsInt()
   @Min(0)
   @Max(MAX_ROTATION_GRACE_SECONDS)

@@ -15,6 +15,8 @@ import { DeliveryLeases1763970000000 } from './1763970000000-delivery-leases';
 import { ListCountChangesFine1763975000000 } from './1763975000000-list-count-changes-fine';
 import { WebhookDeliveryWrites1763980000000 } from './1763980000000-webhook-delivery-writes';
 import { DatabaseRoles1763990000000 } from './1763990000000-database-roles';
+import { ApiKeyCreators1763990026000 } from './1763990026000-api-key-creators';
+import { OAuthTwoFactorSessions1763992600000 } from './1763992600000-oauth-two-factor-sessions';
 
 /** Every migration, in order. A new migration is added here as well as in its own file. */
 export const MIGRATIONS = [
@@ -35,4 +37,6 @@ export const MIGRATIONS = [
   ListCountChangesFine1763975000000,
   WebhookDeliveryWrites1763980000000,
   DatabaseRoles1763990000000,
+  ApiKeyCreators1763990026000,
+  OAuthTwoFactorSessions1763992600000,
 ];

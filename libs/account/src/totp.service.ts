@@ -2,10 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { generateSecret, generateURI, verify } from 'otplib';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditTrail } from '@app/auth';
-import { KeyRing, sealContext, SealedColumn, ValidationError } from '@app/core';
-import { ActorContext, userActor } from './audit-context';
-import { accountIdsOf } from './memberships';
+import { AuditTrail, ReauthenticationLimiter } from '@app/auth';
+import { KeyRing, RateLimitedError, sealContext, SealedColumn, ValidationError } from '@app/core';
+
+/** Who turns two-factor sign-in on or off, and from where, as the audit log records it. */
+export interface TotpActor {
+  userId: string;
+  email: string;
+  ipAddress: string | null;
+}
 
 const ISSUER = 'Rewards';
 /** A code of the step before or after the current one is accepted too (clock drift, slow typing). */
@@ -32,7 +37,10 @@ interface TotpRow {
  * users.totp_secret only, pending until a first code confirms it. Each accepted code records its
  * time step, and a code of that step or an earlier one is refused, so a code seen over someone's
  * shoulder is worthless once used (docs/dashboard.md). The secret is sealed under the key ring for
- * its user (docs/secrets.md): a database copy cannot mint codes.
+ * its user (docs/secrets.md): a database copy cannot mint codes. It lives with the users it belongs to,
+ * since both sign-ins ask for it: the dashboard's and the OAuth authorize pages' (docs/oauth.md).
+ * Wrong codes to turn it off count against the user's re-authentication failures, with wrong current
+ * passwords (docs/dashboard.md).
  */
 @Injectable()
 export class TotpService {
@@ -40,6 +48,7 @@ export class TotpService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditTrail,
     private readonly keyRing: KeyRing,
+    private readonly reauthentication: ReauthenticationLimiter,
   ) {}
 
   async isEnabled(userId: string): Promise<boolean> {
@@ -58,7 +67,7 @@ export class TotpService {
     return { secret, otpauthUrl: generateURI({ issuer: ISSUER, label: email, secret }) };
   }
 
-  async confirm(actor: ActorContext, code: string): Promise<void> {
+  async confirm(actor: TotpActor, code: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const row = await this.lock(manager, actor.userId);
       if (!row.totp_secret || row.totp_enabled_at) throw new ValidationError('Start the two-factor set-up first.');
@@ -68,17 +77,24 @@ export class TotpService {
     });
   }
 
-  async disable(actor: ActorContext, code: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+  async disable(actor: TotpActor, code: string): Promise<void> {
+    const admitted = await this.reauthentication.admit(actor.userId);
+    if (!admitted.allowed) throw new RateLimitedError(admitted.retryAfterSeconds, 'Too many wrong passwords or codes; retry later.');
+    const disabled = await this.dataSource.transaction(async (manager) => {
       const row = await this.lock(manager, actor.userId);
       if (!row.totp_enabled_at) throw new ValidationError('Two-factor sign-in is not on.');
-      if (!(await this.consume(manager, actor.userId, row, code))) throw new ValidationError('The code is not right.');
+      if (!(await this.consume(manager, actor.userId, row, code))) return false;
       await manager.query(
         `UPDATE users SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`,
         [actor.userId],
       );
       await this.record(manager, actor, 'totp.disabled');
+      return true;
     });
+    if (!disabled) {
+      await this.reauthentication.failed(actor.userId);
+      throw new ValidationError('The code is not right.');
+    }
   }
 
   /** At sign-in: whether `code` is a valid, unused code of the user's enabled secret (using it up). */
@@ -109,9 +125,19 @@ export class TotpService {
     return true;
   }
 
-  private async record(manager: EntityManager, actor: ActorContext, action: 'totp.enabled' | 'totp.disabled'): Promise<void> {
-    for (const accountId of await accountIdsOf(manager, actor.userId)) {
-      await this.audit.record(manager, { accountId, action, targetType: 'user', targetId: actor.userId, ...userActor(actor) });
+  private async record(manager: EntityManager, actor: TotpActor, action: 'totp.enabled' | 'totp.disabled'): Promise<void> {
+    const memberships: { account_id: string }[] = await manager.query(`SELECT account_id FROM memberships WHERE user_id = $1`, [
+      actor.userId,
+    ]);
+    for (const { account_id: accountId } of memberships) {
+      await this.audit.record(manager, {
+        accountId,
+        action,
+        targetType: 'user',
+        targetId: actor.userId,
+        actor: { type: 'user', id: actor.userId, label: actor.email },
+        ipAddress: actor.ipAddress,
+      });
     }
   }
 }
