@@ -97,7 +97,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
       }
       await context.close();
     }
-  });
+    // Every page at two widths with an axe scan each: ~20 s alone, 53 s seen beside a loaded machine.
+  }, 180_000);
 
   it('creates an API key whose secret is shown once and works on /v1', async () => {
     const { context, page } = await signedIn();
