@@ -128,7 +128,7 @@ describe('GET /v1/catalog', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error).toBe('not_found');
     // A 404 must not be cached for five minutes: the brand may appear with the next sync.
-    expect(missing.headers.get('cache-control')).toBeNull();
+    expect(missing.headers.get('cache-control')).toBe('no-store');
   });
 
   describe('caching', () => {

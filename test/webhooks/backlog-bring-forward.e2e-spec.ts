@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { adminDataSource } from '../support/database-admin';
 import { eventually } from '../support/processes';
 import { choiceReward, fund } from '../support/rewards';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
@@ -16,16 +17,21 @@ describe('backlog of a recovered receiver', () => {
   let worker: TestWorker;
   let merchant: SeededMerchant;
   let db: DataSource;
+  // Sees every session's statement in pg_stat_activity; the runtime role sees only its own login's.
+  let superuser: DataSource;
 
   beforeAll(async () => {
     await receiver.start();
-    t = await startTestApp({ env: { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '600000', WEBHOOK_TIMEOUT_MS: '5000' } });
+    const database = await isolatedDatabase();
+    t = await startTestApp({ env: { ...database, WEBHOOK_RETRY_BASE_MS: '600000', WEBHOOK_TIMEOUT_MS: '5000' } });
     worker = await startTestWorker(t);
     db = t.app.get(DataSource);
+    superuser = await adminDataSource(database.DATABASE_URL, { superuser: true });
     merchant = await seedMerchant(t);
     await fund(t, merchant, 100_000);
   });
   afterAll(async () => {
+    await superuser?.destroy();
     await worker?.close();
     await t?.close();
     await receiver.close();
@@ -101,7 +107,7 @@ describe('backlog of a recovered receiver', () => {
       // Meanwhile a fresh event succeeds, and its recovery waits for the endpoint's row.
       expect((await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000))).status).toBe(201);
       await eventually(async () => {
-        const waiting = await db.query(
+        const waiting = await superuser.query(
           `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%SET failing_since = NULL%'`,
         );
         return waiting.length > 0;
