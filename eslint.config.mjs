@@ -20,6 +20,19 @@ export default tseslint.config(
     languageOptions: { globals: { window: 'readonly', document: 'readonly', Response: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly' } },
   },
   {
+    // The redemption page's script is served to browsers as written (ES2017, no modules, no build step).
+    files: ['libs/redemption/src/assets/**/*.js'],
+    languageOptions: {
+      ecmaVersion: 2017,
+      sourceType: 'script',
+      globals: {
+        ...{ window: 'readonly', document: 'readonly', location: 'readonly', navigator: 'readonly', crypto: 'readonly', fetch: 'readonly', setTimeout: 'readonly' },
+        // Node's, allowed everywhere else, do not exist in a browser.
+        ...{ process: 'off', require: 'off', module: 'off', __dirname: 'off', Buffer: 'off', console: 'off' },
+      },
+    },
+  },
+  {
     // The API composes only what serves HTTP; the worker side is composed by the worker app itself
     // (its process and its thread) and by the tests, never imported here.
     files: ['apps/api/**/*.ts'],

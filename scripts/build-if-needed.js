@@ -23,7 +23,8 @@ function newestMtime(dir, pattern = /\.ts$/, skip = []) {
 const dashboard = path.join(root, 'apps', 'dashboard');
 const sources = Math.max(
   newestMtime(path.join(root, 'apps'), /\.ts$/, [dashboard]),
-  newestMtime(path.join(root, 'libs')),
+  // The libs' run-time files too (the redemption script, the common-password list: nest-cli.json assets).
+  newestMtime(path.join(root, 'libs'), /\.(ts|js|txt)$/),
   ...['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'].map(
     (f) => fs.statSync(path.join(root, f)).mtimeMs,
   ),

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -68,6 +68,10 @@ describe('start-up', () => {
       }, 30_000);
       expect(ready).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' }, supplier: 'closed' });
       expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
+      // The files the libs read at run time ship with the build (nest-cli.json, assets).
+      const script = await fetch(`http://127.0.0.1:${port}/r/assets/redeem.js`);
+      expect(script.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+      expect(await script.text()).toBe(readFileSync(join(__dirname, '../../libs/redemption/src/assets/redeem.js'), 'utf8'));
 
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');

@@ -53,3 +53,4 @@ export * from './crypto/key-ring';
 export * from './crypto/development-keys';
 export * from './crypto/crypto.module';
 export * from './crypto/key-rotation';
+export * from './html/html-template';

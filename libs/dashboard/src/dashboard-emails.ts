@@ -1,21 +1,21 @@
+import { html, joinHtml } from '@app/core';
 import type { OutgoingMail } from '@app/mail';
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
 function mail(input: { to: string; subject: string; lines: string[]; link: string; action: string; reference: string }): OutgoingMail {
-  const html = [
-    '<!doctype html><html><body style="font-family:sans-serif">',
-    ...input.lines.map((line) => `<p>${escapeHtml(line)}</p>`),
-    `<p><a href="${escapeHtml(input.link)}">${escapeHtml(input.action)}</a></p>`,
-    '</body></html>',
-  ].join('\n');
+  const markup = joinHtml(
+    [
+      html`<!doctype html><html><body style="font-family:sans-serif">`,
+      ...input.lines.map((line) => html`<p>${line}</p>`),
+      html`<p><a href="${input.link}">${input.action}</a></p>`,
+      html`</body></html>`,
+    ],
+    '\n',
+  );
   return {
     fromName: 'Rewards',
     to: input.to,
     subject: input.subject,
-    html,
+    html: markup.toString(),
     text: [...input.lines, '', `${input.action}: ${input.link}`, ''].join('\n'),
     reference: input.reference,
   };

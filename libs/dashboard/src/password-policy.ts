@@ -1,10 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { BadRequestError } from '@app/core';
-import { COMMON_PASSWORDS } from './common-passwords';
 
 export const MIN_PASSWORD_LENGTH = 12;
 
+/**
+ * About a thousand of the passwords that top the public lists compiled from breached password dumps
+ * (digit runs, keyboard walks, `password` with a suffix, names, teams, pets, years), one per line in
+ * common-passwords.txt, read once when the app starts (`nest build` copies it: nest-cli.json, assets).
+ * Most are shorter than the minimum anyway; the list matters for the long ones (`password1234`, ...).
+ */
 const COMMON = new Set(
-  COMMON_PASSWORDS.split('\n')
+  readFileSync(join(__dirname, 'common-passwords.txt'), 'utf8')
+    .split('\n')
     .map((line) => line.trim().toLowerCase())
     .filter(Boolean),
 );

@@ -1,4 +1,4 @@
-import { formatMoney } from '@app/core';
+import { formatMoney, html } from '@app/core';
 
 export interface RewardEmailInput {
   senderName: string;
@@ -17,10 +17,6 @@ export interface RewardEmailInput {
 
 const DEFAULT_COLOR = '#1A73E8';
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
 /** Readable text on the brand colour: dark text on light colours, white on dark ones. */
 function textOn(color: string): string {
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(color.slice(i, i + 2), 16) / 255);
@@ -30,7 +26,7 @@ function textOn(color: string): string {
 
 /**
  * The recipient's e-mail in HTML (table layout and inline styles, which mail clients render) and
- * plain text. Every merchant-supplied value is escaped.
+ * plain text. Every merchant-supplied value is escaped by `html` (docs/html-templates.md).
  */
 export function renderRewardEmail(input: RewardEmailInput): { subject: string; html: string; text: string } {
   const value = formatMoney(input.valueCents, input.currency);
@@ -39,7 +35,6 @@ export function renderRewardEmail(input: RewardEmailInput): { subject: string; h
   const subject = `${input.senderName} sent you ${what}`;
   const action = input.type === 'FIXED' ? 'View your gift card' : 'Choose your gift cards';
   const expiry = input.expiresAt ? `Use it by ${input.expiresAt.toISOString().slice(0, 10)}.` : '';
-  const e = escapeHtml;
 
   const text = [
     `Hi ${input.recipientFirstName},`,
@@ -53,26 +48,26 @@ export function renderRewardEmail(input: RewardEmailInput): { subject: string; h
     'Keep this link private: anyone who has it can redeem the reward.',
   ].join('\n');
 
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${e(subject)}</title></head>
+  const markup = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${subject}</title></head>
 <body style="margin:0;padding:0;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;color:#111111">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f5f7;padding:24px 0"><tr><td align="center">
 <table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;width:100%;background:#ffffff;border-radius:8px;overflow:hidden">
 <tr><td style="background:${color};padding:20px 24px;color:${textOn(color)};font-size:18px;font-weight:bold">
-${input.logoUrl ? `<img src="${e(input.logoUrl)}" alt="" height="40" style="display:block;height:40px;margin-bottom:8px;border:0">` : ''}
-${e(input.senderName)}</td></tr>
+${input.logoUrl ? html`<img src="${input.logoUrl}" alt="" height="40" style="display:block;height:40px;margin-bottom:8px;border:0">` : ''}
+${input.senderName}</td></tr>
 <tr><td style="padding:24px">
-<p style="font-size:16px;margin:0 0 16px">Hi ${e(input.recipientFirstName)},</p>
-<p style="font-size:16px;margin:0 0 16px">${e(input.senderName)} sent you <strong>${e(what)}</strong>.</p>
-${input.message ? `<blockquote style="margin:0 0 16px;padding:12px 16px;border-left:4px solid ${color};background:#f8f9fb;font-size:15px;white-space:pre-line">${e(input.message)}</blockquote>` : ''}
-<p style="font-size:28px;font-weight:bold;margin:8px 0 24px">${e(value)}</p>
+<p style="font-size:16px;margin:0 0 16px">Hi ${input.recipientFirstName},</p>
+<p style="font-size:16px;margin:0 0 16px">${input.senderName} sent you <strong>${what}</strong>.</p>
+${input.message ? html`<blockquote style="margin:0 0 16px;padding:12px 16px;border-left:4px solid ${color};background:#f8f9fb;font-size:15px;white-space:pre-line">${input.message}</blockquote>` : ''}
+<p style="font-size:28px;font-weight:bold;margin:8px 0 24px">${value}</p>
 <table role="presentation" cellpadding="0" cellspacing="0"><tr><td style="border-radius:6px;background:${color}">
-<a href="${e(input.link)}" style="display:inline-block;padding:14px 24px;color:${textOn(color)};text-decoration:none;font-weight:bold;font-size:16px">${e(action)}</a>
+<a href="${input.link}" style="display:inline-block;padding:14px 24px;color:${textOn(color)};text-decoration:none;font-weight:bold;font-size:16px">${action}</a>
 </td></tr></table>
-${expiry ? `<p style="font-size:14px;color:#555555;margin:16px 0 0">${e(expiry)}</p>` : ''}
-<p style="font-size:12px;color:#777777;margin:24px 0 0">Keep this link private: anyone who has it can redeem the reward.<br>If the button does not work, open <a href="${e(input.link)}" style="color:#555555;word-break:break-all">${e(input.link)}</a></p>
+${expiry ? html`<p style="font-size:14px;color:#555555;margin:16px 0 0">${expiry}</p>` : ''}
+<p style="font-size:12px;color:#777777;margin:24px 0 0">Keep this link private: anyone who has it can redeem the reward.<br>If the button does not work, open <a href="${input.link}" style="color:#555555;word-break:break-all">${input.link}</a></p>
 </td></tr></table>
 </td></tr></table>
 </body></html>`;
-  return { subject, html, text };
+  return { subject, html: markup.toString(), text };
 }

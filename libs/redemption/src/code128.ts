@@ -1,3 +1,5 @@
+import { html, type SafeHtml } from '@app/core';
+
 /**
  * Code 128 (code set B) as inline SVG, drawn on the server from a credential's value so the page
  * needs no barcode library and no network. Each pattern is six bar/space widths in modules,
@@ -30,7 +32,7 @@ export function code128Symbols(text: string): number[] | null {
 }
 
 /** An SVG of the barcode, scaled to its container; null when the value cannot be encoded. */
-export function code128Svg(text: string, label: string): string | null {
+export function code128Svg(text: string, label: string): SafeHtml | null {
   const symbols = code128Symbols(text);
   if (!symbols) return null;
   const bars: string[] = [];
@@ -43,8 +45,5 @@ export function code128Svg(text: string, label: string): string | null {
     });
   }
   const total = x + QUIET_MODULES;
-  return (
-    `<svg class="barcode" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${total} 60" preserveAspectRatio="none" ` +
-    `role="img" aria-label="${label.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`)}"><rect width="${total}" height="60" fill="#fff"/><path fill="#000" d="${bars.join('')}"/></svg>`
-  );
+  return html`<svg class="barcode" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${total} 60" preserveAspectRatio="none" role="img" aria-label="${label}"><rect width="${total}" height="60" fill="#fff"/><path fill="#000" d="${bars.join('')}"/></svg>`;
 }

@@ -1,14 +1,10 @@
-import { formatMoney } from '@app/core';
+import { formatMoney, html, trustedHtml, type SafeHtml } from '@app/core';
 import type { IssuedCardDto } from '@app/rewards';
 import { code128Svg } from './code128';
 import type { PickableBrandView, PickableItemView, RedemptionStateView } from './dto/redemption.dto';
 
 export const REDEEM_SCRIPT_PATH = '/r/assets/redeem.js';
 const DEFAULT_COLOR = '#1A73E8';
-
-function e(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** Readable text on the brand colour: dark on light colours, white on dark ones. */
 function textOn(color: string): string {
@@ -29,9 +25,9 @@ function initials(name: string): string {
  * A logo that degrades well: initials underneath, the image on top. Brand images are remote https
  * URLs; when one fails (offline, blocked), redeem.js hides it and the initials show.
  */
-function logo(name: string, url: string | null, size: 'lg' | 'sm'): string {
-  const img = url && /^https:\/\//.test(url) ? `<img src="${e(url)}" alt="${e(name)}" data-fallback loading="lazy" referrerpolicy="no-referrer">` : '';
-  return `<span class="logo logo-${size}"><span class="initials" aria-hidden="true">${e(initials(name))}</span>${img}</span>`;
+function logo(name: string, url: string | null, size: 'lg' | 'sm'): SafeHtml {
+  const img = url && /^https:\/\//.test(url) && html`<img src="${url}" alt="${name}" data-fallback loading="lazy" referrerpolicy="no-referrer">`;
+  return html`<span class="logo logo-${size}"><span class="initials" aria-hidden="true">${initials(name)}</span>${img}</span>`;
 }
 
 const STATUS_NOTICE: Record<string, string> = {
@@ -40,14 +36,14 @@ const STATUS_NOTICE: Record<string, string> = {
   REDEEMED: 'You have used the whole reward. Enjoy your cards!',
 };
 
-function page(title: string, body: string, options: { color?: string; head?: string } = {}): string {
+function page(title: string, body: SafeHtml, options: { color?: string; head?: SafeHtml | false } = {}): string {
   const color = options.color ?? DEFAULT_COLOR;
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex,nofollow"><title>${e(title)}</title>${options.head ?? ''}
-<style>${STYLES}</style></head>
+<meta name="robots" content="noindex,nofollow"><title>${title}</title>${options.head}
+<style>${trustedHtml(STYLES)}</style></head>
 <body style="--brand:${color};--on-brand:${textOn(color)}">${body}
-<script src="${REDEEM_SCRIPT_PATH}" defer></script></body></html>`;
+<script src="${REDEEM_SCRIPT_PATH}" defer></script></body></html>`.toString();
 }
 
 export function renderRedemptionPage(state: RedemptionStateView): string {
@@ -57,27 +53,27 @@ export function renderRedemptionPage(state: RedemptionStateView): string {
   const what = reward.type === 'FIXED' && reward.brandName ? `a ${money(reward.faceValueCents)} ${reward.brandName} gift card` : `a ${money(reward.faceValueCents)} reward`;
   const notice = statusNotice(state);
   const pending = cards.some((card) => card.status === 'PENDING');
-  const expiry = reward.expiresAt && reward.canPick ? `<p class="muted">Pick your cards by ${e(reward.expiresAt.slice(0, 10))}.</p>` : '';
+  const expiry = reward.expiresAt && reward.canPick && html`<p class="muted">Pick your cards by ${reward.expiresAt.slice(0, 10)}.</p>`;
 
-  const body = `
-<header class="bar">${logo(reward.senderName, reward.logoUrl, 'lg')}<span class="sender">${e(reward.senderName)}</span></header>
+  const body = html`
+<header class="bar">${logo(reward.senderName, reward.logoUrl, 'lg')}<span class="sender">${reward.senderName}</span></header>
 <main>
-<h1>Hi ${e(reward.recipientFirstName)}, ${e(reward.senderName)} sent you ${e(what)}</h1>
-${reward.message ? `<blockquote class="message">${e(reward.message)}</blockquote>` : ''}
+<h1>Hi ${reward.recipientFirstName}, ${reward.senderName} sent you ${what}</h1>
+${reward.message && html`<blockquote class="message">${reward.message}</blockquote>`}
 <dl class="amounts">
-<div><dt>Reward value</dt><dd id="face-value">${e(money(reward.faceValueCents))}</dd></div>
-${reward.type === 'CHOICE' ? `<div><dt>Left to spend</dt><dd id="remaining-value">${e(money(reward.remainingValueCents))}</dd></div>` : ''}
+<div><dt>Reward value</dt><dd id="face-value">${money(reward.faceValueCents)}</dd></div>
+${reward.type === 'CHOICE' && html`<div><dt>Left to spend</dt><dd id="remaining-value">${money(reward.remainingValueCents)}</dd></div>`}
 </dl>
-${notice ? `<p class="notice notice-${e(reward.status.toLowerCase())}" role="status" id="reward-status">${e(notice)}</p>` : ''}
+${notice && html`<p class="notice notice-${reward.status.toLowerCase()}" role="status" id="reward-status">${notice}</p>`}
 ${expiry}
 ${cardsSection(reward.type, cards, money)}
-${reward.canPick ? pickSection(brands, reward.remainingValueCents, reward.currency, money) : ''}
+${reward.canPick && pickSection(brands, reward.remainingValueCents, reward.currency, money)}
 <p class="muted small">Keep this page private: anyone with its link can use the reward.</p>
 </main>`;
   return page(`${reward.senderName} sent you ${what}`, body, {
     color,
     // Without JavaScript, a page with a card still issuing refreshes itself.
-    head: pending ? '<noscript><meta http-equiv="refresh" content="3"></noscript>' : '',
+    head: pending && html`<noscript><meta http-equiv="refresh" content="3"></noscript>`,
   });
 }
 
@@ -95,45 +91,45 @@ function statusNotice({ reward, cards }: RedemptionStateView): string | null {
   return STATUS_NOTICE[reward.status] ?? null;
 }
 
-function cardsSection(type: string, cards: IssuedCardDto[], money: (cents: number) => string): string {
-  if (cards.length === 0) return '';
+function cardsSection(type: string, cards: IssuedCardDto[], money: (cents: number) => string): SafeHtml | null {
+  if (cards.length === 0) return null;
   const title = type === 'FIXED' ? 'Your gift card' : 'Your cards';
-  return `<section aria-labelledby="cards-title"><h2 id="cards-title">${title}</h2>
-<ul class="cards">${cards.map((card) => cardItem(card, type, money)).join('')}</ul></section>`;
+  return html`<section aria-labelledby="cards-title"><h2 id="cards-title">${title}</h2>
+<ul class="cards">${cards.map((card) => cardItem(card, type, money))}</ul></section>`;
 }
 
-function cardItem(card: IssuedCardDto, type: string, money: (cents: number) => string): string {
-  const head = `<div class="card-head">${logo(card.brandName, card.brandImageUrl, 'sm')}<div><h3>${e(card.brandName)}</h3>
-<p class="muted">${e(card.rewardName)} · <strong>${e(money(card.amountCents))}</strong></p></div></div>`;
-  let content: string;
+function cardItem(card: IssuedCardDto, type: string, money: (cents: number) => string): SafeHtml {
+  const head = html`<div class="card-head">${logo(card.brandName, card.brandImageUrl, 'sm')}<div><h3>${card.brandName}</h3>
+<p class="muted">${card.rewardName} · <strong>${money(card.amountCents)}</strong></p></div></div>`;
+  let content: SafeHtml;
   if (card.status === 'PENDING') {
-    content = '<p class="pending" role="status"><span class="spinner" aria-hidden="true"></span>Issuing your card…</p>';
+    content = html`<p class="pending" role="status"><span class="spinner" aria-hidden="true"></span>Issuing your card…</p>`;
   } else if (card.status === 'FAILED') {
-    content = '<p class="notice">This card could not be issued.' + (type === 'CHOICE' ? ' Its value was returned, so you can pick another card.' : '') + '</p>';
+    content = html`<p class="notice">This card could not be issued.${type === 'CHOICE' && ' Its value was returned, so you can pick another card.'}</p>`;
   } else {
-    content = `<dl class="credentials">${card.credentials.map(credential).join('')}</dl>${
-      card.redemptionInstructions ? `<p class="instructions">${e(card.redemptionInstructions)}</p>` : ''
+    content = html`<dl class="credentials">${card.credentials.map(credential)}</dl>${
+      card.redemptionInstructions && html`<p class="instructions">${card.redemptionInstructions}</p>`
     }`;
   }
-  return `<li class="card" data-card-status="${e(card.status)}" data-card-id="${e(card.id)}">${head}${content}</li>`;
+  return html`<li class="card" data-card-status="${card.status}" data-card-id="${card.id}">${head}${content}</li>`;
 }
 
-function credential(c: IssuedCardDto['credentials'][number]): string {
-  const label = `<dt>${e(c.label)}</dt>`;
+function credential(c: IssuedCardDto['credentials'][number]): SafeHtml {
+  const label = html`<dt>${c.label}</dt>`;
   switch (c.type) {
     case 'url':
       return /^https?:\/\//.test(c.value)
-        ? `${label}<dd><a class="button secondary" href="${e(c.value)}" target="_blank" rel="noopener noreferrer">Open your card</a></dd>`
-        : `${label}<dd><code>${e(c.value)}</code></dd>`;
+        ? html`${label}<dd><a class="button secondary" href="${c.value}" target="_blank" rel="noopener noreferrer">Open your card</a></dd>`
+        : html`${label}<dd><code>${c.value}</code></dd>`;
     case 'barcode': {
       const svg = code128Svg(c.value, `Barcode of ${c.value}`);
-      return `${label}<dd>${svg ?? ''}<code class="barcode-value">${e(c.value)}</code></dd>`;
+      return html`${label}<dd>${svg}<code class="barcode-value">${c.value}</code></dd>`;
     }
     case 'date':
-      return `${label}<dd><time datetime="${e(c.value)}">${e(c.value.slice(0, 10))}</time></dd>`;
+      return html`${label}<dd><time datetime="${c.value}">${c.value.slice(0, 10)}</time></dd>`;
     default:
-      return `${label}<dd class="copyable"><code>${e(c.value)}</code>
-<button type="button" class="copy" data-copy="${e(c.value)}" aria-label="Copy ${e(c.label)}">Copy</button></dd>`;
+      return html`${label}<dd class="copyable"><code>${c.value}</code>
+<button type="button" class="copy" data-copy="${c.value}" aria-label="Copy ${c.label}">Copy</button></dd>`;
   }
 }
 
@@ -143,36 +139,33 @@ function itemLabel(brand: PickableBrandView, item: PickableItemView, money: (cen
     : `${brand.name} any amount, ${money(item.minValueCents!)} to ${money(item.maxValueCents!)}`;
 }
 
-function pickSection(brands: PickableBrandView[], remaining: number, currency: string, money: (cents: number) => string): string {
-  const list = brands
-    .map((brand) => {
-      const items = brand.items
-        .map((item) => {
-          const affordable = (item.valueType === 'FIXED_VALUE' ? item.faceValueCents! : item.minValueCents!) <= remaining;
-          return `<label class="item${affordable ? '' : ' unaffordable'}"><input type="radio" name="utid" value="${e(item.utid)}" data-type="${item.valueType}"
- data-face="${item.faceValueCents ?? ''}" data-min="${item.minValueCents ?? ''}" data-max="${item.maxValueCents ?? ''}"${affordable ? '' : ' disabled'}>
-<span>${e(itemLabel(brand, item, money))}</span></label>`;
-        })
-        .join('');
-      return `<fieldset class="brand" data-search="${e(`${brand.name} ${brand.items.map((i) => i.rewardName).join(' ')}`.toLowerCase())}">
-<legend>${logo(brand.name, brand.imageUrl, 'sm')}<span>${e(brand.name)}</span></legend>${items}</fieldset>`;
-    })
-    .join('');
-  return `<section aria-labelledby="pick-title"><h2 id="pick-title">Pick a card</h2>
-<form id="pick-form" data-remaining="${remaining}" data-currency="${e(currency)}" novalidate>
+function pickSection(brands: PickableBrandView[], remaining: number, currency: string, money: (cents: number) => string): SafeHtml {
+  const list = brands.map((brand) => {
+    const items = brand.items.map((item) => {
+      const affordable = (item.valueType === 'FIXED_VALUE' ? item.faceValueCents! : item.minValueCents!) <= remaining;
+      return html`<label class="item${!affordable && ' unaffordable'}"><input type="radio" name="utid" value="${item.utid}" data-type="${item.valueType}"
+ data-face="${item.faceValueCents}" data-min="${item.minValueCents}" data-max="${item.maxValueCents}"${!affordable && html` disabled`}>
+<span>${itemLabel(brand, item, money)}</span></label>`;
+    });
+    const search = `${brand.name} ${brand.items.map((i) => i.rewardName).join(' ')}`.toLowerCase();
+    return html`<fieldset class="brand" data-search="${search}">
+<legend>${logo(brand.name, brand.imageUrl, 'sm')}<span>${brand.name}</span></legend>${items}</fieldset>`;
+  });
+  return html`<section aria-labelledby="pick-title"><h2 id="pick-title">Pick a card</h2>
+<form id="pick-form" data-remaining="${remaining}" data-currency="${currency}" novalidate>
 <div class="field"><label for="brand-search">Search brands</label>
 <input id="brand-search" type="search" autocomplete="off" placeholder="e.g. coffee, books"></div>
 <div class="brands" role="group" aria-label="Cards you can pick">${list}<p id="no-match" class="muted" hidden>No brand matches your search.</p></div>
 <div class="field"><label for="amount">Amount</label>
 <input id="amount" name="amount" type="number" inputmode="decimal" step="0.01" min="0.01" max="${(remaining / 100).toFixed(2)}" aria-describedby="amount-hint" required>
-<p id="amount-hint" class="muted small">In ${e(currency)}. Pick a card first; you have ${e(money(remaining))} left.</p></div>
+<p id="amount-hint" class="muted small">In ${currency}. Pick a card first; you have ${money(remaining)} left.</p></div>
 <button type="submit" class="button">Get this card</button>
 <p id="pick-message" class="pick-message" role="alert" aria-live="assertive"></p>
 </form></section>`;
 }
 
 export function renderMessagePage(title: string, message: string): string {
-  return page(title, `<main><h1>${e(title)}</h1><p>${e(message)}</p></main>`);
+  return page(title, html`<main><h1>${title}</h1><p>${message}</p></main>`);
 }
 
 const STYLES = `

@@ -14,8 +14,33 @@ describe('parseCsv', () => {
     ]);
   });
 
-  it('refuses a file that ends inside a quote', () => {
+  it('reads a ;-separated file (European spreadsheets), with a quoted field holding ; , and a line break', () => {
+    const text = 'name;amount;note\r\nAda;25,50;"one; two, three\r\nfour"\r\nBo;10;\r\n';
+    expect(parseCsv(text)).toEqual([
+      ['name', 'amount', 'note'],
+      ['Ada', '25,50', 'one; two, three\r\nfour'],
+      ['Bo', '10', ''],
+    ]);
+  });
+
+  it('keeps a comma file comma-separated when its cells hold semicolons', () => {
+    expect(parseCsv('a,b\nx;y,z\n1,2;3\n')).toEqual([
+      ['a', 'b'],
+      ['x;y', 'z'],
+      ['1', '2;3'],
+    ]);
+  });
+
+  it('reads rows ended by CR alone (old Mac files)', () => {
+    expect(parseCsv('a,b\r1,2\r')).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+  });
+
+  it('refuses a file that ends inside a quote, or text after a closing quote', () => {
     expect(() => parseCsv('a,"b\n')).toThrow(/quoted/);
+    expect(() => parseCsv('a,b\n"x"y,z\n')).toThrow(/Row 2: a quoted field has text after its closing quote/);
   });
 });
 
@@ -46,6 +71,17 @@ describe('parseBulkCsv', () => {
     expect(rows[1].reward).toEqual(expect.objectContaining({ type: 'CHOICE', valueCents: 1050, allowedBrandKeys: ['amazon', 'target'] }));
     expect(rows[2]).toEqual({ line: 4, error: 'type must be FIXED or CHOICE' });
     expect(rows[3].error).toMatch(/amount/);
+  });
+
+  it('reads the template saved by a spreadsheet in a European locale: ; between cells, decimal commas', () => {
+    const rows = parseBulkCsv(
+      '\ufefftype;email;first_name;amount;brand_keys;message\r\nCHOICE;a@example.com;Ada;25,50;"amazon;target";"Thank you, Ada!\nSee you soon"\r\nFIXED;b@example.com;Bo;10;;\r\n',
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows[0].reward).toEqual(
+      expect.objectContaining({ type: 'CHOICE', valueCents: 2550, allowedBrandKeys: ['amazon', 'target'], message: 'Thank you, Ada!\nSee you soon' }),
+    );
+    expect(rows[1]).toEqual({ line: 3, reward: expect.objectContaining({ type: 'FIXED', valueCents: 1000, recipient: { email: 'b@example.com', firstName: 'Bo', lastName: undefined } }) });
   });
 
   it('refuses unknown or missing columns', () => {

@@ -1,40 +1,23 @@
+import Papa from 'papaparse';
+
 /**
- * CSV as spreadsheets write it (RFC 4180): comma-separated, fields quoted with `"` when they hold a
- * comma, quote or line break, quotes doubled inside quotes, CRLF or LF line ends.
+ * CSV as spreadsheets write it (RFC 4180), read by papaparse: fields quoted with `"` when they hold the
+ * separator, a quote or a line break, quotes doubled inside quotes, a byte-order mark from Excel ignored.
+ * The separator is a comma, or a semicolon as spreadsheets set to a European locale write it (where the
+ * comma is the decimal mark); papaparse tells which from the first rows. Blank lines are not rows.
  */
 export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte-order mark from Excel
-  for (; i < text.length; i += 1) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i += 1;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += c;
-  }
-  if (quoted) throw new Error('The file ends inside a quoted field.');
-  if (field !== '' || row.length) {
-    row.push(field);
-    rows.push(row);
-  }
-  // Blank lines (often a trailing one) are not rows.
-  return rows.filter((r) => r.length > 1 || r[0] !== '');
+  // Rows end at LF, so Windows (CRLF) and Unix lines, even mixed in one hand-edited file, both work;
+  // only a file with no LF at all (old Mac) ends its rows with CR alone.
+  const input = text.includes('\n') ? text : text.replace(/\r/g, '\n');
+  const result = Papa.parse<string[]>(input, { delimitersToGuess: [',', ';'], newline: '\n', skipEmptyLines: true });
+  // A file of one column has no separator to find; that is not an error.
+  const error = result.errors.find((e) => e.type === 'Quotes');
+  if (error?.code === 'MissingQuotes') throw new Error('The file ends inside a quoted field.');
+  if (error) throw new Error(`Row ${(error.row ?? 0) + 1}: a quoted field has text after its closing quote.`);
+  return result.data
+    .map((row) => (row[row.length - 1]?.endsWith('\r') ? [...row.slice(0, -1), row[row.length - 1]!.slice(0, -1)] : row))
+    .filter((row) => row.length > 1 || row[0] !== '');
 }
 
 /**
