@@ -1,7 +1,6 @@
 import { DataSource, QueryRunner } from 'typeorm';
 import { loadConfig, OWNER_ROLE, prepareInfrastructure, RUNTIME_ROLE } from '@app/core';
 import { MIGRATIONS } from '../../libs/core/src/database/migrations';
-import { DatabaseRoles1763990000000 } from '../../libs/core/src/database/migrations/1763990000000-database-roles';
 import { adminDataSource } from '../support/database-admin';
 import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { fund } from '../support/rewards';
@@ -165,14 +164,13 @@ describe('database roles', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it('a database an older version migrated as the superuser is handed to the owner role at the next start', async () => {
+  it('a database migrated as the superuser (not as the owner role) is handed to the owner role at the next start', async () => {
     const name = `${new URL(database.url).pathname.slice(1)}_old`;
     const url = new URL(database.url);
     url.pathname = `/${name}`;
     await superuser.query(`CREATE DATABASE "${name}"`);
     try {
-      const before = MIGRATIONS.slice(0, MIGRATIONS.indexOf(DatabaseRoles1763990000000));
-      const old = await new DataSource({ type: 'postgres', url: url.toString(), migrations: before, migrationsTableName: 'schema_migrations' }).initialize();
+      const old = await new DataSource({ type: 'postgres', url: url.toString(), migrations: MIGRATIONS, migrationsTableName: 'schema_migrations' }).initialize();
       await old.runMigrations({ transaction: 'each' });
       const owners = () =>
         old.query(

@@ -1,8 +1,6 @@
-import { DataSource } from 'typeorm';
 import { AuditLog } from '@app/audit';
-import { CREDENTIALS_REVOKED_CHANNEL, CredentialResolverRegistry } from '@app/auth';
+import { CREDENTIALS_REVOKED_CHANNEL } from '@app/auth';
 import { PgNotifications } from '@app/core';
-import { backfillDashboardKeys } from '../../libs/core/src/database/migrations/1763990026000-api-key-creators';
 import { DashboardClient } from '../support/dashboard-client';
 import { addMember, signedIn } from '../support/dashboard';
 import { eventually } from '../support/processes';
@@ -170,25 +168,5 @@ describe('Dashboard: API keys and connected apps', () => {
       expect((await a.api.as(merchant.key).get('/v1/account')).status).toBe(200);
     });
 
-    it('keys made in the dashboard before keys remembered their creator are limited, or revoked, by the migration', async () => {
-      const db = a.app.get(DataSource);
-      const developer = await addMember(a, merchant.accountId, 'developer');
-      const leaver = await addMember(a, merchant.accountId, 'developer');
-      const kept = await keyMadeBy(await signedIn(a, developer), 'Old developer key');
-      const orphan = await keyMadeBy(await signedIn(a, leaver), 'Old leaver key');
-      // As such keys were: no creator, no granted scopes; and the leaver left without the team service.
-      await db.query(`UPDATE api_keys SET created_by_user_id = NULL, granted_scopes = NULL WHERE id = ANY($1)`, [[kept.id, orphan.id]]);
-      await db.query(`DELETE FROM memberships WHERE account_id = $1 AND user_id = $2`, [merchant.accountId, leaver.userId]);
-      a.app.get(CredentialResolverRegistry).revoked();
-      expect((await a.api.as(kept.secret).patch('/v1/account/branding', { senderName: 'Too strong' })).status).toBe(200);
-
-      await backfillDashboardKeys(db);
-      a.app.get(CredentialResolverRegistry).revoked();
-      expect((await a.api.as(kept.secret).patch('/v1/account/branding', { senderName: 'Too strong' })).status).toBe(403);
-      expect((await a.api.as(kept.secret).post('/v1/rewards', choiceReward(100))).status).toBe(201);
-      expect((await a.api.as(orphan.secret).get('/v1/account')).status).toBe(401);
-      const [row] = await db.query(`SELECT created_by_user_id FROM api_keys WHERE id = $1`, [kept.id]);
-      expect(row.created_by_user_id).toBe(developer.userId);
-    });
   });
 });

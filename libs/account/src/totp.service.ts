@@ -21,9 +21,9 @@ export function totpSecretContext(userId: string): string {
   return sealContext('users.totp_secret', userId);
 }
 
-/** The TOTP secret column, for `encryption:rotate`; a plain secret from before sealing is sealed as it is. */
+/** The TOTP secret column, for `encryption:rotate`. */
 export const TOTP_SEALED_COLUMNS: SealedColumn[] = [
-  { table: 'users', column: 'totp_secret', key: ['id'], context: (row) => totpSecretContext(row.id), legacy: (stored) => stored },
+  { table: 'users', column: 'totp_secret', key: ['id'], context: (row) => totpSecretContext(row.id) },
 ];
 
 interface TotpRow {
@@ -116,8 +116,7 @@ export class TotpService {
 
   private async consume(manager: EntityManager, userId: string, row: TotpRow, code: string): Promise<boolean> {
     if (!row.totp_secret || !/^\d{6}$/.test(code)) return false;
-    // A secret stored before secrets were sealed reads as it is (encryption:rotate seals it).
-    const secret = KeyRing.keyIdOf(row.totp_secret) ? this.keyRing.decrypt(row.totp_secret, totpSecretContext(userId)) : row.totp_secret;
+    const secret = this.keyRing.decrypt(row.totp_secret, totpSecretContext(userId));
     const result = await verify({ secret, token: code, epochTolerance: TOLERANCE_SECONDS });
     if (!result.valid || !('timeStep' in result)) return false;
     if (row.totp_last_step !== null && result.timeStep <= Number(row.totp_last_step)) return false;

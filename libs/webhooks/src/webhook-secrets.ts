@@ -13,17 +13,16 @@ export function sealWebhookSecret(keyRing: KeyRing, endpoint: { id: string; acco
   return keyRing.encrypt(secret, context(endpoint));
 }
 
-/** The secret in clear; one stored before secrets were sealed (a plain `whsec_`) reads as it is. */
+/** The secret in clear. */
 export function openWebhookSecret(keyRing: KeyRing, endpoint: { id: string; accountId: string }, stored: string): string {
-  return KeyRing.keyIdOf(stored) ? keyRing.decrypt(stored, context(endpoint)) : stored;
+  return keyRing.decrypt(stored, context(endpoint));
 }
 
-/** Both secret columns, for `encryption:rotate`; a plain `whsec_` from before sealing is sealed as it is. */
+/** Both secret columns, for `encryption:rotate`. */
 export const WEBHOOK_SEALED_COLUMNS: SealedColumn[] = ['secret', 'previous_secret'].map((column) => ({
   table: 'webhook_endpoints',
   column,
   key: ['id'],
   contextColumns: ['account_id'],
   context: (row) => context({ id: row.id, accountId: row.account_id }),
-  legacy: (stored) => stored,
 }));

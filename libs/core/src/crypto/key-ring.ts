@@ -102,7 +102,7 @@ export class KeyRing {
     }
   }
 
-  /** The key id a sealed value names, or null when it is not a sealed value (e.g. a plaintext legacy value). */
+  /** The key id a sealed value names, or null when it is not a sealed value. */
   static keyIdOf(value: string): string | null {
     return SEALED.exec(value)?.[1] ?? null;
   }

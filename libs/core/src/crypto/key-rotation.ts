@@ -13,11 +13,6 @@ export interface SealedColumn {
   /** Further columns `context` reads (besides the key). */
   contextColumns?: string[];
   context(row: Record<string, string>): string;
-  /**
-   * A stored value that is not sealed (written before values were sealed), in clear: it is sealed
-   * as it is. Returns the text to seal.
-   */
-  legacy?: (stored: string) => string;
 }
 
 export interface RotationOptions {
@@ -93,7 +88,7 @@ export async function rotateSealedColumn(
 function reseal(keyRing: KeyRing, column: SealedColumn, row: Record<string, string>): string {
   const stored = row[column.column];
   const context = column.context(row);
-  if (KeyRing.keyIdOf(stored)) return keyRing.encrypt(keyRing.decrypt(stored, context), context);
-  if (!column.legacy) throw new Error(`${column.table}.${column.column} holds a value that is not sealed`);
-  return keyRing.encrypt(column.legacy(stored), context);
+  // Every value is sealed when written: one that is not was put there by hand, and is left to be looked at.
+  if (!KeyRing.keyIdOf(stored)) throw new Error(`${column.table}.${column.column} holds a value that is not sealed`);
+  return keyRing.encrypt(keyRing.decrypt(stored, context), context);
 }

@@ -9,7 +9,7 @@ import { StartupError } from './startup-checks';
  *   superuser) can switch a trigger off, so this role is never used to serve requests.
  * - RUNTIME_ROLE is what the API, the worker and the CLI act as: the DML each table needs, and on the
  *   append-only tables (audit_log, wallet_transactions) only INSERT and SELECT. Its grants are made by
- *   the migrations (1763990000000-database-roles.ts and the default privileges it sets).
+ *   the migrations (the baseline, 1764000000000-baseline.ts, and the default privileges it sets).
  *
  * Both are NOLOGIN group roles: the connections of DATABASE_MIGRATION_URL and DATABASE_URL log in as
  * whatever user they name and act as these roles from their first statement (`-c role=...`).

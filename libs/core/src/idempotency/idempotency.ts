@@ -146,23 +146,14 @@ export class IdempotencyStore {
         'This Idempotency-Key was already used with a different request. Use a new key for a different request.',
       );
     }
-    // A response stored before the outer seal existed has only the inner one (encryption:rotate adds it).
-    const inner = KeyRing.keyIdOf(row.response_body)
-      ? this.keyRing.decrypt(row.response_body, idempotencyResponseContext(input.scope, row.key_hash))
-      : row.response_body;
+    const inner = this.keyRing.decrypt(row.response_body, idempotencyResponseContext(input.scope, row.key_hash));
     return { status: row.response_status, body: JSON.parse(open(input.key, inner)) };
   }
 
-  /**
-   * The key's HMAC under each key of the ring, the current key's first (that is the one stored),
-   * then its plain SHA-256, the hash of keys stored before hashes were keyed.
-   */
+  /** The key's HMAC under each key of the ring, the current key's first (that is the one stored). */
   private hashesOf(input: { scope: string; key: string }): string[] {
     const message = `${input.scope}\0${input.key}`;
-    return [
-      ...this.keyRing.derivedSecrets('idempotency-key-hash').map((secret) => createHmac('sha256', secret).update(message).digest('hex')),
-      createHash('sha256').update(message).digest('hex'),
-    ];
+    return this.keyRing.derivedSecrets('idempotency-key-hash').map((secret) => createHmac('sha256', secret).update(message).digest('hex'));
   }
 
   private seal(input: IdempotencyInput, keyHash: string, body: unknown): string {
@@ -182,7 +173,6 @@ export const IDEMPOTENCY_SEALED_COLUMNS: SealedColumn[] = [
     column: 'response_body',
     key: ['scope', 'key_hash'],
     context: (row) => idempotencyResponseContext(row.scope, row.key_hash),
-    legacy: (stored) => stored,
   },
 ];
 
@@ -194,7 +184,6 @@ function cipherKey(idempotencyKey: string): Buffer {
 /**
  * Marks an inner seal of the deflated response. A stored response is written with every send that
  * carries a key, and its JSON shrinks to about half: half the bytes this row adds to the send's WAL.
- * Inner seals written before carry three parts and no mark, and still open.
  */
 const DEFLATED = 'z';
 
@@ -206,11 +195,10 @@ function seal(idempotencyKey: string, plaintext: string): string {
 }
 
 function open(idempotencyKey: string, sealed: string): string {
-  const parts = sealed.split('.');
-  const deflated = parts[0] === DEFLATED;
-  const [iv, tag, data] = (deflated ? parts.slice(1) : parts).map((part) => Buffer.from(part, 'base64'));
+  const [mark, ...parts] = sealed.split('.');
+  if (mark !== DEFLATED) throw new Error('not an idempotent response sealed by seal()');
+  const [iv, tag, data] = parts.map((part) => Buffer.from(part, 'base64'));
   const decipher = createDecipheriv('aes-256-gcm', cipherKey(idempotencyKey), iv);
   decipher.setAuthTag(tag);
-  const plain = Buffer.concat([decipher.update(data), decipher.final()]);
-  return (deflated ? inflateRawSync(plain) : plain).toString('utf8');
+  return inflateRawSync(Buffer.concat([decipher.update(data), decipher.final()])).toString('utf8');
 }

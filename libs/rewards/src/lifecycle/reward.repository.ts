@@ -32,7 +32,6 @@ export const REWARD_SEALED_COLUMNS: SealedColumn[] = [
     key: ['id'],
     contextColumns: ['account_id'],
     context: (row) => cardCredentialsContext(row.id, row.account_id),
-    legacy: (stored) => stored, // JSON text from before credentials were sealed
   },
   {
     table: 'redemption_links',
@@ -216,13 +215,11 @@ export class RewardRepository {
     return this.keyRing.encrypt(JSON.stringify(credentials), cardCredentialsContext(card.id, card.accountId));
   }
 
-  /** Fills in `credentials` from the sealed column; a value from before sealing (JSON text) reads as it is. */
+  /** Fills in `credentials` from the sealed column. */
   private opened(card: RewardCardEntity): RewardCardEntity {
     const sealed = card.sealedCredentials;
     card.credentials =
-      sealed === null
-        ? null
-        : (JSON.parse(KeyRing.keyIdOf(sealed) ? this.keyRing.decrypt(sealed, cardCredentialsContext(card.id, card.accountId)) : sealed) as StoredCredential[]);
+      sealed === null ? null : (JSON.parse(this.keyRing.decrypt(sealed, cardCredentialsContext(card.id, card.accountId))) as StoredCredential[]);
     return card;
   }
 
