@@ -1,4 +1,6 @@
 import { DataSource } from 'typeorm';
+import { KeyRing } from '@app/core';
+import { cardCredentialsContext } from '../../libs/rewards/src/lifecycle/reward.repository';
 import { CatalogPicks, catalogPicks, fixedReward, fund } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
@@ -27,6 +29,9 @@ describe('reward reads are one snapshot', () => {
   async function flipper(rewardId: string, stop: { done: boolean }): Promise<number> {
     const runner = dataSource.createQueryRunner();
     await runner.connect();
+    // An issued card's credentials are always sealed (docs/secrets.md): seal an empty list, as issuance would.
+    const [card]: { id: string; account_id: string }[] = await runner.query(`SELECT id, account_id FROM reward_cards WHERE reward_id = $1`, [rewardId]);
+    const sealed = t.app.get(KeyRing).encrypt('[]', cardCredentialsContext(card.id, card.account_id));
     let flips = 0;
     try {
       while (!stop.done) {
@@ -37,12 +42,11 @@ describe('reward reads are one snapshot', () => {
           [rewardId, issue ? 'REDEEMED' : 'SENT'],
         );
         await runner.query('SELECT pg_sleep(0.002)');
-        await runner.query(
-          issue
-            ? `UPDATE reward_cards SET status = 'ISSUED', credentials = '[]', issued_at = now() WHERE reward_id = $1`
-            : `UPDATE reward_cards SET status = 'PENDING', credentials = NULL, issued_at = NULL WHERE reward_id = $1`,
-          [rewardId],
-        );
+        if (issue) {
+          await runner.query(`UPDATE reward_cards SET status = 'ISSUED', credentials = $2, issued_at = now() WHERE reward_id = $1`, [rewardId, sealed]);
+        } else {
+          await runner.query(`UPDATE reward_cards SET status = 'PENDING', credentials = NULL, issued_at = NULL WHERE reward_id = $1`, [rewardId]);
+        }
         await runner.commitTransaction();
         flips += 1;
       }
