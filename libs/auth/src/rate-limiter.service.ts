@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { RedisClient, rateLimitFallbacks } from '@app/core';
-import { LocalRateLimits } from './local-rate-limits';
 
 export interface RateLimitState {
   allowed: boolean;
@@ -10,56 +10,62 @@ export interface RateLimitState {
   resetSeconds: number;
 }
 
-// INCR and PEXPIRE in one step, so a crash between them can never leave a counter without expiry.
-const HIT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {count, redis.call('PTTL', KEYS[1])}`;
+/**
+ * The in-memory stand-in the library turns to when a Redis command fails: the library swallows the
+ * failure, so this subclass is where the service learns of it (a log line, the fallback metric).
+ */
+class InsuranceLimiter extends RateLimiterMemory {
+  constructor(
+    opts: ConstructorParameters<typeof RateLimiterMemory>[0],
+    private readonly used: () => void,
+  ) {
+    super(opts);
+  }
 
-// The same, unless the subject in KEYS[1] (an address) is already over its own limit ARGV[2]:
-// then nothing is counted and the answer is {-1, ttl of KEYS[1]}. One round trip for both checks.
-const HIT_UNLESS_BLOCKED = `
-local blocked = tonumber(redis.call('GET', KEYS[1]) or '0')
-if blocked + 1 > tonumber(ARGV[2]) then return {-1, redis.call('PTTL', KEYS[1])} end
-local count = redis.call('INCR', KEYS[2])
-if count == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
-return {count, redis.call('PTTL', KEYS[2])}`;
+  override consume(...args: Parameters<RateLimiterMemory['consume']>): Promise<RateLimiterRes> {
+    this.used();
+    return super.consume(...args);
+  }
 
-type Scripted = RedisClient & {
-  rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
-  rateLimitHitUnlessBlocked(blockKey: string, key: string, windowMs: number, blockLimit: number): Promise<[number, number]>;
-};
+  override get(...args: Parameters<RateLimiterMemory['get']>): Promise<RateLimiterRes | null> {
+    this.used();
+    return super.get(...args);
+  }
+}
 
 /**
- * Fixed-window counters in Redis, shared by every instance, so a limit holds however many API
- * processes run. Keys live under QUEUE_PREFIX. Scripts go by their SHA (EVALSHA), not their text.
+ * Fixed-window counters (docs/auth.md, Rate limits), counted by `rate-limiter-flexible`: a
+ * RateLimiterRedis per bucket and window on the service's own Redis connection, shared by every
+ * instance, so a limit holds however many API processes run. Keys are
+ * `<QUEUE_PREFIX>:ratelimit:<bucket>:<subject>`; a window starts at its first hit.
  *
- * While Redis cannot be reached (a command fails at once when disconnected, or times out), every
- * limit is counted in this process instead (LocalRateLimits): requests keep being answered, with
- * per-process limits, rather than failing. Logged once per outage and counted in
+ * While Redis cannot be reached (the connection is not ready, or a command times out), each limiter's
+ * `insuranceLimiter`, a RateLimiterMemory, counts in this process instead: requests keep being
+ * answered, with per-process limits, rather than failing. Logged once per outage and counted in
  * `rate_limit_fallback_total` (docs/operations.md, Degraded modes).
  */
 @Injectable()
 export class RateLimiter {
   private readonly logger = new Logger(RateLimiter.name);
-  private readonly redis: Scripted;
-  private readonly local = new LocalRateLimits();
+  private readonly limiters = new Map<string, RateLimiterRedis>();
+  /** Decisions taken in memory so far; a call during which it did not move was answered by Redis. */
+  private fallbacks = 0;
   private degraded = false;
 
-  constructor(redis: RedisClient) {
-    redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
-    redis.defineCommand('rateLimitHitUnlessBlocked', { numberOfKeys: 2, lua: HIT_UNLESS_BLOCKED });
-    this.redis = redis as Scripted;
-  }
+  constructor(private readonly redis: RedisClient) {}
 
   /** Counts one event against `bucket/subject` and says whether it is within `limit` per window. */
   async hit(bucket: string, subject: string, limit: number, windowMs = 60_000): Promise<RateLimitState> {
-    const key = this.key(bucket, subject);
-    const [count, ttl] = await this.orLocally(
-      () => this.redis.rateLimitHit(key, windowMs),
-      () => this.local.hit(key, windowMs),
-    );
-    return this.state(count, ttl, limit, windowMs);
+    const res = await this.answered(async () => {
+      try {
+        return await this.limiter(bucket, limit, windowMs).consume(subject);
+      } catch (rejection) {
+        // Over the limit: the library still counted the event, and says so by rejecting.
+        if (rejection instanceof RateLimiterRes) return rejection;
+        throw rejection;
+      }
+    });
+    return this.state(res.consumedPoints, res.msBeforeNext, limit, windowMs);
   }
 
   /**
@@ -73,53 +79,61 @@ export class RateLimiter {
     limit: number,
     windowMs = 60_000,
   ): Promise<{ blocked: RateLimitState | null; usage: RateLimitState | null }> {
-    const blockKey = this.key(block.bucket, block.subject);
-    const key = this.key(bucket, subject);
-    const [count, ttl] = await this.orLocally(
-      () => this.redis.rateLimitHitUnlessBlocked(blockKey, key, windowMs, block.limit),
-      (): [number, number] => {
-        const [blocked, blockTtl] = this.local.peek(blockKey);
-        return blocked + 1 > block.limit ? [-1, blockTtl] : this.local.hit(key, windowMs);
-      },
-    );
-    if (count === -1) return { blocked: this.state(block.limit + 1, ttl, block.limit, windowMs), usage: null };
-    return { blocked: null, usage: this.state(count, ttl, limit, windowMs) };
+    const blocked = await this.peek(block.bucket, block.subject, block.limit, windowMs);
+    if (!blocked.allowed) return { blocked, usage: null };
+    return { blocked: null, usage: await this.hit(bucket, subject, limit, windowMs) };
   }
 
   /** The state without counting: used to refuse before doing work when a subject is already over. */
   async peek(bucket: string, subject: string, limit: number, windowMs = 60_000): Promise<RateLimitState> {
-    const key = this.key(bucket, subject);
-    const [count, ttl] = await this.orLocally(
-      async (): Promise<[number, number]> => {
-        const [[, count], [, ttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [[null, string | null], [null, number]];
-        return [Number(count ?? 0), ttl];
-      },
-      () => this.local.peek(key),
-    );
-    return this.state(count + 1, ttl, limit, windowMs);
+    const res = await this.answered(() => this.limiter(bucket, limit, windowMs).get(subject));
+    // No window, or one that has just ended (memory drops it a moment later): nothing counted yet.
+    const current = res !== null && res.msBeforeNext > 0 ? res : null;
+    return this.state((current?.consumedPoints ?? 0) + 1, current?.msBeforeNext ?? 0, limit, windowMs);
   }
 
-  /** Redis's answer, or while Redis cannot answer, this process's own count. */
-  private async orLocally(shared: () => Promise<[number, number]>, local: () => [number, number]): Promise<[number, number]> {
-    try {
-      const answer = await shared();
-      if (this.degraded) {
-        this.degraded = false;
-        this.logger.log('Redis answers again; rate limits are shared across processes again');
-      }
-      return answer;
-    } catch (error) {
-      if (!this.degraded) {
-        this.degraded = true;
-        this.logger.warn({ err: error }, 'Redis unreachable; rate limits are counted per process until it returns');
-      }
-      rateLimitFallbacks.inc();
-      return local();
+  /**
+   * The limiter of one bucket and window, made on first use. Whether an event is allowed is decided
+   * above from its count against the caller's `limit`; the library's `points` only say whether it
+   * resolves or rejects.
+   */
+  private limiter(bucket: string, limit: number, windowMs: number): RateLimiterRedis {
+    const name = `${bucket}/${windowMs}`;
+    let limiter = this.limiters.get(name);
+    if (!limiter) {
+      if (windowMs % 1000 !== 0 || windowMs <= 0) throw new Error(`A rate-limit window is whole seconds, not ${windowMs} ms`);
+      const options = { keyPrefix: this.redis.key('ratelimit', bucket), points: limit, duration: windowMs / 1000 };
+      limiter = new RateLimiterRedis({
+        ...options,
+        storeClient: this.redis,
+        useRedisPackage: false,
+        // Not connected: straight to the insurance limiter, without trying the command.
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: new InsuranceLimiter(options, () => this.fellBack()),
+      });
+      this.limiters.set(name, limiter);
+    }
+    return limiter;
+  }
+
+  private fellBack(): void {
+    this.fallbacks += 1;
+    rateLimitFallbacks.inc();
+    if (!this.degraded) {
+      this.degraded = true;
+      this.logger.warn({ redisStatus: this.redis.status }, 'Redis unreachable; rate limits are counted per process until it returns');
     }
   }
 
-  private key(bucket: string, subject: string): string {
-    return this.redis.key('ratelimit', bucket, subject);
+  /** Runs one decision, and notices when Redis answers again after an outage. */
+  private async answered<T>(decide: () => Promise<T>): Promise<T> {
+    const before = this.fallbacks;
+    const answer = await decide();
+    if (this.degraded && this.fallbacks === before) {
+      this.degraded = false;
+      this.logger.log('Redis answers again; rate limits are shared across processes again');
+    }
+    return answer;
   }
 
   private state(count: number, ttl: number, limit: number, windowMs: number): RateLimitState {
