@@ -15,6 +15,23 @@ export default tseslint.config(
     },
   },
   {
+    // A table's entity belongs to the lib that owns the table (docs/architecture.md, Table ownership):
+    // other libs use that lib's services and exported types, never its entities. The ownership test
+    // (libs/core/src/database/table-ownership.spec.ts) checks the writes and the named imports too.
+    files: ['libs/**/*.ts', 'apps/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@app/*/entities', '@app/*/entities/*', '@app/*/**/entities/*'], message: "Another lib's entities are its own: use its services or exported types." },
+            { group: ['../**/libs/*/src/entities/*', '../../*/src/entities/*', '../../../*/src/entities/*', '../../../../*/src/entities/*'], message: "Another lib's entities are its own: use its services or exported types." },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The dashboard runs in the browser.
     files: ['apps/dashboard/src/**/*.{ts,tsx}'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly', Response: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly' } },
@@ -37,7 +54,16 @@ export default tseslint.config(
     // (its process and its thread) and by the tests, never imported here.
     files: ['apps/api/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/worker/**', '**/apps/worker', '**/apps/worker/**'], message: 'apps/api must not import the worker app.' }] }],
+      // Repeats the entity patterns above: a later no-restricted-imports replaces the earlier one.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/worker/**', '**/apps/worker', '**/apps/worker/**'], message: 'apps/api must not import the worker app.' },
+            { group: ['@app/*/entities', '@app/*/entities/*', '@app/*/**/entities/*', '../**/libs/*/src/entities/*'], message: "Another lib's entities are its own: use its services or exported types." },
+          ],
+        },
+      ],
     },
   },
 );

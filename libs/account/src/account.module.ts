@@ -12,11 +12,13 @@ import { MerchantService } from './merchant.service';
 import { PasswordHasher, passwordKdfProvider } from './password-hasher';
 import { TotpService } from './totp.service';
 import { UserDirectory } from './user-directory.service';
+import { IdentityRepository } from './identity/identity.repository';
+import { TeamService } from './identity/team.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AccountEntity, UserEntity, MembershipEntity, ApiKeyEntity]), AuditModule],
   controllers: [AccountController],
-  providers: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, passwordKdfProvider, TotpService],
-  exports: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, TotpService],
+  providers: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, passwordKdfProvider, TotpService, IdentityRepository, TeamService],
+  exports: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, TotpService, IdentityRepository, TeamService],
 })
 export class AccountModule {}

@@ -17,6 +17,9 @@ export interface ApiKeyCreator {
   role: Role;
 }
 
+/** An API key as stored, without its secret's hash: what the dashboard lists. */
+export type StoredApiKey = Omit<ApiKeyEntity, 'secretHash'>;
+
 /** What a key may do: the scopes fixed at its creation, or the read/write rule for an operator's key. */
 export function heldScopes(key: Pick<ApiKeyEntity, 'scopes' | 'grantedScopes'>): Scope[] {
   if (!key.grantedScopes) return scopesOfApiKey(key.scopes);
@@ -43,6 +46,15 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
 
   onModuleInit(): void {
     this.registry.register(this);
+  }
+
+  /** A page of the account's keys, newest first, and how many it has. */
+  async listPage(accountId: string, limit: number, offset: number): Promise<[StoredApiKey[], number]> {
+    return this.keys.findAndCount({ where: { accountId }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit, skip: offset });
+  }
+
+  async find(id: string, manager: EntityManager): Promise<StoredApiKey> {
+    return manager.findOneByOrFail(ApiKeyEntity, { id });
   }
 
   /**

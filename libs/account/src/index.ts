@@ -1,3 +1,5 @@
+// What other modules may use of account. The entities stay inside (the lib owns accounts, users,
+// memberships, invitations, password resets and API keys: docs/architecture.md, Table ownership).
 export * from './account.module';
 export * from './account.service';
 export * from './api-key.service';
@@ -5,8 +7,12 @@ export * from './merchant.service';
 export * from './user-directory.service';
 export * from './totp.service';
 export * from './password-hasher';
-export * from './entities/account.entity';
-export * from './entities/user.entity';
-export * from './entities/membership.entity';
-export * from './entities/api-key.entity';
+export { IdentityRepository } from './identity/identity.repository';
+export type { InvitationRow, MemberRow } from './identity/identity.repository';
+export { TeamService } from './identity/team.service';
+export type { IdentityActor, Member } from './identity/team.service';
+export { MEMBERSHIP_ROLES } from './entities/membership.entity';
+export type { MembershipRole } from './entities/membership.entity';
+export { API_KEY_SCOPES } from './entities/api-key.entity';
+export type { ApiKeyScope } from './entities/api-key.entity';
 export * from './dto/account.dto';

@@ -1,20 +1,8 @@
 import type { EntityManager } from 'typeorm';
+import type { AuditAction } from '@app/audit';
 
-export type AuditAction =
-  | 'session.signed_in'
-  | 'session.sign_in_failed'
-  | 'api_key.created'
-  | 'api_key.revoked'
-  | 'member.invited'
-  | 'member.joined'
-  | 'member.role_changed'
-  | 'member.removed'
-  | 'connected_app.connected'
-  | 'connected_app.revoked'
-  | 'invitation.revoked'
-  | 'password.changed'
-  | 'totp.enabled'
-  | 'totp.disabled';
+// The one list of audited actions is the audit log's (libs/audit); a type-only import, so no cycle at run time.
+export type { AuditAction } from '@app/audit';
 
 export interface AuditEntry {
   accountId: string;

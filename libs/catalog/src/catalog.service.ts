@@ -15,6 +15,10 @@ export interface CatalogFilters {
   brandKeys?: string[];
 }
 
+/** A synced brand and item as other libs read them (the entities stay inside catalog). */
+export type CatalogBrand = CatalogBrandEntity;
+export type CatalogItem = CatalogItemEntity;
+
 /** A brand with the items that passed the filters. */
 export interface CatalogBrandListing {
   brand: CatalogBrandEntity;
@@ -154,10 +158,17 @@ export class CatalogService implements NotificationHandler {
     return brand ? { item, brand } : null;
   }
 
+  /** The currency of the orderable item, or null when it is unknown or inactive. */
+  async activeItemCurrency(utid: string, manager?: EntityManager): Promise<string | null> {
+    const items = manager ? manager.getRepository(CatalogItemEntity) : this.items;
+    return (await items.findOneBy({ utid, active: true }))?.currencyCode ?? null;
+  }
+
   /** Which of `keys` name active brands (for CHOICE rewards' allowedBrandKeys). */
-  async activeBrandKeys(keys: string[]): Promise<string[]> {
+  async activeBrandKeys(keys: string[], manager?: EntityManager): Promise<string[]> {
     if (keys.length === 0) return [];
-    const found = await this.brands.find({ select: { brandKey: true }, where: { brandKey: In(keys), active: true } });
+    const brands = manager ? manager.getRepository(CatalogBrandEntity) : this.brands;
+    const found = await brands.find({ select: { brandKey: true }, where: { brandKey: In(keys), active: true } });
     return found.map((brand) => brand.brandKey);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiKeyEntity, ApiKeyScope, ApiKeyService, heldScopes } from '@app/account';
+import { ApiKeyScope, ApiKeyService, heldScopes, StoredApiKey } from '@app/account';
 import { AuditTrail, CredentialResolverRegistry, Role, scopesOfRole } from '@app/auth';
 import { ForbiddenError, NotFoundError, pageWindow, queryRows, UnauthorizedError } from '@app/core';
 import { ActorContext, userActor } from './audit-context';
@@ -22,12 +22,7 @@ export class DashboardApiKeysService {
 
   async list(accountId: string, page: number, pageSize: number): Promise<{ apiKeys: ApiKeyDto[]; total: number }> {
     const { limit, offset } = pageWindow(page, pageSize);
-    const [rows, total] = await this.dataSource.getRepository(ApiKeyEntity).findAndCount({
-      where: { accountId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: limit,
-      skip: offset,
-    });
+    const [rows, total] = await this.keys.listPage(accountId, limit, offset);
     const creatorIds = [...new Set(rows.map((key) => key.createdByUserId).filter((id): id is string => id !== null))];
     const creators: { id: string; email: string }[] = creatorIds.length
       ? await this.dataSource.query(`SELECT id, email FROM users WHERE id = ANY($1::text[])`, [creatorIds])
@@ -50,7 +45,7 @@ export class DashboardApiKeysService {
         throw new ForbiddenError('This credential lacks the scope api_keys:manage that this endpoint requires.');
       }
       const { id, key } = await this.keys.create(accountId, input.scopes, input.name, manager, { userId: actor.userId, role: membership.role });
-      const created = await manager.findOneByOrFail(ApiKeyEntity, { id });
+      const created = await this.keys.find(id, manager);
       await this.audit.record(manager, {
         accountId,
         action: 'api_key.created',
@@ -76,7 +71,7 @@ export class DashboardApiKeysService {
   }
 }
 
-function toApiKeyDto(key: ApiKeyEntity, emailOf: Map<string, string>): ApiKeyDto {
+function toApiKeyDto(key: StoredApiKey, emailOf: Map<string, string>): ApiKeyDto {
   return {
     id: key.id,
     name: key.name,

@@ -14,7 +14,6 @@ import { MeController, PasswordResetController } from './own-security.controller
 import { PasswordService } from './password.service';
 import { SessionCredentialResolver } from './session-credential.resolver';
 import { InvitationsController, MembersController } from './team.controller';
-import { TeamService } from './team.service';
 
 /**
  * The dashboard-only API under /dashboard/api (docs/dashboard.md): sign-in sessions, the team,
@@ -36,7 +35,6 @@ import { TeamService } from './team.service';
     DashboardCookie,
     SessionCredentialResolver,
     DashboardSessionService,
-    TeamService,
     InvitationsService,
     DashboardApiKeysService,
     PasswordService,

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { PasswordHasher, UserDirectory } from '@app/account';
+import { IdentityRepository, PasswordHasher, UserDirectory } from '@app/account';
 import { AuditTrail, CredentialResolverRegistry, RateLimiter, ReauthenticationLimiter, SessionStore } from '@app/auth';
-import { APP_CONFIG, AppConfig, ForbiddenError, hashSecret, newId, NotFoundError, randomToken, RateLimitedError } from '@app/core';
+import { APP_CONFIG, AppConfig, ForbiddenError, NotFoundError, randomToken, RateLimitedError } from '@app/core';
 import { Mailer } from '@app/mail';
 import { ActorContext, userActor } from './audit-context';
 import { passwordResetEmail } from './dashboard-emails';
@@ -38,6 +38,7 @@ export class PasswordService {
     private readonly registry: CredentialResolverRegistry,
     private readonly hasher: PasswordHasher,
     private readonly reauthentication: ReauthenticationLimiter,
+    private readonly identity: IdentityRepository,
   ) {}
 
   async change(actor: ActorContext, sessionId: string, currentPassword: string, newPassword: string): Promise<void> {
@@ -70,38 +71,25 @@ export class PasswordService {
     assertAcceptablePassword(password, 'password');
     // Looked up before hashing, so a made-up or spent link costs one indexed read, never a hash. The
     // UPDATE below checks again, atomically, and wins if two uses of one link race.
-    const [usable]: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM password_resets WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
-      [hashSecret(token)],
-    );
-    if (!usable) throw new NotFoundError('Password reset link');
+    if (!(await this.identity.passwordResetUsable(token))) throw new NotFoundError('Password reset link');
     const hash = await this.hasher.hash(password);
     await this.dataSource.transaction(async (manager) => {
-      const [rows] = (await manager.query(
-        `UPDATE password_resets SET used_at = now()
-          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
-        [hashSecret(token)],
-      )) as [{ user_id: string }[], number];
-      if (!rows[0]) throw new NotFoundError('Password reset link');
-      const userId = rows[0].user_id;
-      const [user]: { email: string }[] = await manager.query(`SELECT email FROM users WHERE id = $1`, [userId]);
+      const userId = await this.identity.usePasswordReset(manager, token);
+      if (!userId) throw new NotFoundError('Password reset link');
+      const email = (await this.identity.emailOf(manager, userId))!;
       await this.setPassword(manager, userId, hash);
       // Any other link sent earlier dies with this one.
-      await manager.query(`UPDATE password_resets SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
-      await this.record(manager, { userId, email: user.email, ipAddress }, 'reset');
+      await this.identity.usePasswordResetsOf(manager, userId);
+      await this.record(manager, { userId, email, ipAddress }, 'reset');
     });
     this.registry.revoked();
   }
 
   private async sendReset(email: string): Promise<void> {
-    const [user]: { id: string }[] = await this.dataSource.query(`SELECT id FROM users WHERE email = $1`, [email]);
-    if (!user) return;
+    const userId = await this.identity.userIdByEmail(this.dataSource.manager, email);
+    if (!userId) return;
     const token = randomToken(32);
-    const id = newId('pwr');
-    await this.dataSource.query(
-      `INSERT INTO password_resets (id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
-      [id, user.id, hashSecret(token), RESET_TTL_SECONDS],
-    );
+    const id = await this.identity.createPasswordReset(userId, token, RESET_TTL_SECONDS);
     await this.mailer.send(
       passwordResetEmail({ to: email, link: `${this.config.publicBaseUrl}/dashboard/reset-password/${token}`, resetId: id }),
     );
@@ -109,7 +97,7 @@ export class PasswordService {
 
   /** The new hash, and every session of the user ends but `keepSessionId`. */
   private async setPassword(manager: EntityManager, userId: string, hash: string, keepSessionId?: string): Promise<void> {
-    await manager.query(`UPDATE users SET password_hash = $2 WHERE id = $1`, [userId, hash]);
+    await this.identity.setPasswordHash(manager, userId, hash);
     await this.sessions.endAllOf(userId, manager, keepSessionId);
   }
 

@@ -10,6 +10,7 @@ import {
   RequireDashboardScope,
   SessionStore,
 } from '@app/auth';
+import { TeamService } from '@app/account';
 import { ApiErrorResponses, SecretParams } from '@app/core';
 import { actorOf } from './audit-context';
 import { DashboardCookie } from './dashboard-cookie';
@@ -25,7 +26,6 @@ import {
   MemberResponseDto,
 } from './dto/team.dto';
 import { InvitationsService } from './invitations.service';
-import { TeamService } from './team.service';
 
 @ApiTags('Team')
 @Controller('dashboard/api/members')

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
-import { CatalogBrandEntity, CatalogItemEntity, CatalogRulesService, CatalogService, rulesAllow } from '@app/catalog';
+import { DataSource, EntityManager } from 'typeorm';
+import { CatalogBrand, CatalogItem, CatalogRulesService, CatalogService, rulesAllow } from '@app/catalog';
 import { centsOf, formatMoney, ValidationError } from '@app/core';
 import type { CreateRewardDto } from './dto/create-reward.dto';
 
 interface CurrencyCatalog {
   revision: number;
-  items: Map<string, { item: CatalogItemEntity; brand: CatalogBrandEntity }>;
+  items: Map<string, { item: CatalogItem; brand: CatalogBrand }>;
   /** Active brands with at least one item in the currency, with their cheapest usable value in cents. */
   minCentsByBrand: Map<string, number>;
 }
@@ -20,7 +20,7 @@ export interface CheckedReward {
 /** The values an item can be bought at: exactly its face value, or any amount in its range. */
 export type ValueRule = { kind: 'face'; cents: number } | { kind: 'range'; minCents: number; maxCents: number };
 
-export function valueRuleOf(item: Pick<CatalogItemEntity, 'valueType' | 'faceValue' | 'minValue' | 'maxValue'>): ValueRule {
+export function valueRuleOf(item: Pick<CatalogItem, 'valueType' | 'faceValue' | 'minValue' | 'maxValue'>): ValueRule {
   return item.valueType === 'FIXED_VALUE'
     ? { kind: 'face', cents: centsOf(item.faceValue) }
     : { kind: 'range', minCents: centsOf(item.minValue), maxCents: centsOf(item.maxValue) };
@@ -103,10 +103,10 @@ export class RewardCatalog {
     if (dto.type === 'FIXED') {
       const found = catalog.items.get(dto.utid!);
       if (!found) {
-        const elsewhere = await manager.findOneBy(CatalogItemEntity, { utid: dto.utid!, active: true });
+        const elsewhere = await this.catalog.activeItemCurrency(dto.utid!, manager);
         throw new ValidationError(
           elsewhere
-            ? `Item ${dto.utid} is in ${elsewhere.currencyCode}; this wallet pays in ${currency}.`
+            ? `Item ${dto.utid} is in ${elsewhere}; this wallet pays in ${currency}.`
             : `Item ${dto.utid} is not in the catalog or is no longer orderable.`,
         );
       }
@@ -132,8 +132,7 @@ export class RewardCatalog {
       : [...catalog.minCentsByBrand.keys()].filter((key) => rulesAllow(rules, key));
     const missing = brandKeys.filter((key) => !catalog.minCentsByBrand.has(key));
     if (missing.length > 0) {
-      const found = await manager.findBy(CatalogBrandEntity, { brandKey: In(missing), active: true });
-      const active = new Set(found.map((brand) => brand.brandKey));
+      const active = new Set(await this.catalog.activeBrandKeys(missing, manager));
       const unknown = missing.filter((key) => !active.has(key));
       throw new ValidationError(
         unknown.length > 0

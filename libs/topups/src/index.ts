@@ -1,2 +1,2 @@
+// What other modules may use; the entities stay inside (docs/architecture.md, Table ownership).
 export * from './topups.module';
-export * from './entities/topup.entity';

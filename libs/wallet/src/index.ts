@@ -1,5 +1,4 @@
+// What other modules may use; the entities stay inside (docs/architecture.md, Table ownership).
 export * from './wallet.module';
 export * from './wallet-ledger.service';
-export * from './entities/wallet.entity';
-export * from './entities/wallet-transaction.entity';
 export * from './dto/wallet.dto';

@@ -1,7 +1,6 @@
+// What other modules may use; the entities stay inside (docs/architecture.md, Table ownership).
 export * from './webhooks.module';
 export * from './webhooks-worker.module';
-export * from './entities/webhook-endpoint.entity';
-export * from './entities/webhook-delivery.entity';
 export * from './targets/dns-resolver';
 export * from './delivery/webhook-signer';
 export { WebhookDeliverer } from './delivery/webhook-deliverer';

@@ -48,3 +48,8 @@ export async function recordEvent(manager: EntityManager, event: NewEvent): Prom
   const [id] = await recordEvents(manager, [event]);
   return id;
 }
+
+/** Marks the events as handed to their consumers (the webhook relay), in the caller's transaction. */
+export async function markEventsDispatched(manager: EntityManager, ids: string[]): Promise<void> {
+  await manager.query(`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY($1::text[])`, [ids]);
+}

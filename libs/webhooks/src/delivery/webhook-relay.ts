@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { newId } from '@app/core';
+import { markEventsDispatched, newId } from '@app/core';
 import { ClaimedDelivery, DELIVERY_LEASE_MS, WebhookDeliverer } from './webhook-deliverer';
 import { WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
 import { lockAccountsForFanOut } from './endpoint-change-lock';
@@ -205,7 +205,7 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
             [rows.id, rows.endpoint, rows.account, rows.event, rows.type, rows.payload, rows.state, DELIVERY_LEASE_MS],
           )) as { id: string; endpoint_id: string; state: DeliveryState }[];
         }
-        await manager.query(`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY($1::text[])`, [events.map((e) => e.id)]);
+        await markEventsDispatched(manager, events.map((e) => e.id));
         // Only rows this statement inserted (a repeated fan-out inserts nothing): their ids are ours.
         const byId = new Map(rows.id.map((id, i) => [id, i]));
         const endpointsById = new Map(endpoints.map((e) => [e.id, e]));

@@ -1,17 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiKeyService } from '@app/account';
-import { apiScopesOfRole, AuditTrail, CredentialResolverRegistry, Principal, Role, Scope } from '@app/auth';
+import { apiScopesOfRole, AuditEntry, AuditTrail, CredentialResolverRegistry, Principal, Role, Scope, SessionStore } from '@app/auth';
 import { ForbiddenError, NotFoundError, ValidationError } from '@app/core';
-import { ActorContext, userActor } from './audit-context';
-import { MemberDto } from './dto/team.dto';
+import { ApiKeyService } from '../api-key.service';
+import { IdentityRepository, MemberRow } from './identity.repository';
 
-interface MemberRow {
-  user_id: string;
+/** A member of an account, as the dashboard shows them. */
+export interface Member {
+  /** `usr_` */
+  userId: string;
   email: string;
   role: Role;
-  created_at: Date;
+  /** When they joined the account. */
+  createdAt: string;
+}
+
+/** Who made a change and from where, as the audit log records it. */
+export interface IdentityActor {
+  userId: string;
+  email: string;
+  ipAddress: string | null;
+}
+
+export function userActor(actor: IdentityActor): Pick<AuditEntry, 'actor' | 'ipAddress'> {
+  return { actor: { type: 'user', id: actor.userId, label: actor.email }, ipAddress: actor.ipAddress };
 }
 
 /**
@@ -29,20 +42,17 @@ export class TeamService {
     private readonly audit: AuditTrail,
     private readonly registry: CredentialResolverRegistry,
     private readonly keys: ApiKeyService,
+    private readonly identity: IdentityRepository,
+    private readonly sessions: SessionStore,
   ) {}
 
-  async list(accountId: string): Promise<MemberDto[]> {
-    const rows: MemberRow[] = await this.dataSource.query(
-      `SELECT m.user_id, u.email, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.account_id = $1 ORDER BY m.created_at DESC, m.user_id`,
-      [accountId],
-    );
-    return rows.map(toMemberDto);
+  async list(accountId: string): Promise<Member[]> {
+    return (await this.identity.listMembers(accountId)).map(toMember);
   }
 
-  async changeRole(principal: Principal, actor: ActorContext, userId: string, role: Role): Promise<MemberDto> {
+  async changeRole(principal: Principal, actor: IdentityActor, userId: string, role: Role): Promise<Member> {
     const member = await this.dataSource.transaction(async (manager) => {
-      const members = await this.lockMembers(manager, principal.accountId);
+      const members = await this.identity.lockMembers(manager, principal.accountId);
       const target = members.find((candidate) => candidate.user_id === userId);
       if (!target) throw new NotFoundError('Member');
       if ((target.role === 'owner' || role === 'owner') && roleOf(members, actor.userId) !== 'owner') {
@@ -50,11 +60,7 @@ export class TeamService {
       }
       if (target.role === 'owner' && role !== 'owner') assertAnotherOwner(members, userId);
       if (target.role === role) return target;
-      await manager.query(`UPDATE memberships SET role = $3 WHERE account_id = $1 AND user_id = $2`, [
-        principal.accountId,
-        userId,
-        role,
-      ]);
+      await this.identity.setRole(manager, principal.accountId, userId, role);
       await this.audit.record(manager, {
         accountId: principal.accountId,
         action: 'member.role_changed',
@@ -67,28 +73,22 @@ export class TeamService {
       return { ...target, role };
     });
     this.registry.revoked();
-    return toMemberDto(member);
+    return toMember(member);
   }
 
   /**
    * Removes the member. Their sessions that were acting on this account move to another of their
    * accounts, or to none, in the same transaction: their next request on this account is refused.
    */
-  async remove(principal: Principal, actor: ActorContext, userId: string): Promise<void> {
+  async remove(principal: Principal, actor: IdentityActor, userId: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const members = await this.lockMembers(manager, principal.accountId);
+      const members = await this.identity.lockMembers(manager, principal.accountId);
       const target = members.find((candidate) => candidate.user_id === userId);
       if (!target) throw new NotFoundError('Member');
       if (target.role === 'owner' && roleOf(members, actor.userId) !== 'owner') throw new ForbiddenError('Only an owner may remove an owner.');
       if (target.role === 'owner') assertAnotherOwner(members, userId);
-      await manager.query(`DELETE FROM memberships WHERE account_id = $1 AND user_id = $2`, [principal.accountId, userId]);
-      await manager.query(
-        `UPDATE sessions s SET current_account_id = (
-           SELECT m.account_id FROM memberships m JOIN accounts a ON a.id = m.account_id
-            WHERE m.user_id = s.user_id ORDER BY a.name, a.id LIMIT 1)
-          WHERE s.user_id = $1 AND s.current_account_id = $2 AND s.ended_at IS NULL`,
-        [userId, principal.accountId],
-      );
+      await this.identity.removeMember(manager, principal.accountId, userId);
+      await this.sessions.moveOffAccount(userId, principal.accountId, manager);
       await this.audit.record(manager, {
         accountId: principal.accountId,
         action: 'member.removed',
@@ -106,7 +106,7 @@ export class TeamService {
   private async revokeKeysOf(
     manager: EntityManager,
     accountId: string,
-    actor: ActorContext,
+    actor: IdentityActor,
     member: MemberRow,
     keepWithin: readonly Scope[] | null,
     reason: 'creator_role_changed' | 'creator_removed',
@@ -123,14 +123,6 @@ export class TeamService {
       });
     }
   }
-
-  private lockMembers(manager: EntityManager, accountId: string): Promise<MemberRow[]> {
-    return manager.query(
-      `SELECT m.user_id, u.email, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.account_id = $1 ORDER BY m.user_id FOR UPDATE OF m`,
-      [accountId],
-    );
-  }
 }
 
 /** The actor's role as locked now, not as their session saw it when the request began. */
@@ -144,6 +136,6 @@ function assertAnotherOwner(members: MemberRow[], leavingUserId: string): void {
   }
 }
 
-export function toMemberDto(row: MemberRow): MemberDto {
+function toMember(row: MemberRow): Member {
   return { userId: row.user_id, email: row.email, role: row.role, createdAt: row.created_at.toISOString() };
 }
