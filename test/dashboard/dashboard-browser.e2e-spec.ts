@@ -8,6 +8,7 @@ import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { catalogPicks, CatalogPicks, fund } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
+import { clockOverride, TestClock } from '../support/test-clock';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -39,6 +40,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
   const receiver = new WebhookReceiver();
   let t: TestApp;
   let worker: TestWorker;
+  /** The service's clock (and its worker's): the two-factor test moves it on to the next 30 s step. */
+  const clock = new TestClock();
   let m: SeededMerchant;
   let picks: CatalogPicks;
   let browser: Browser;
@@ -60,7 +63,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
 
   beforeAll(async () => {
     const database = await isolatedDatabase();
-    t = await startTestApp({ env: { ...database, SMTP_URL: await smtp.start() } });
+    t = await startTestApp({ env: { ...database, SMTP_URL: await smtp.start() }, overrides: [clockOverride(clock)] });
     worker = await startTestWorker(t);
     await receiver.start();
     m = await seedMerchant(t, { name: 'Acme Inc' });
@@ -339,7 +342,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
     const secret = (await page.getByText(/^Secret:/).locator('code').textContent())!.trim();
     await expect(page.getByRole('img', { name: 'QR code for your authenticator app' }).isVisible()).resolves.toBe(true);
-    await page.getByLabel('Code from the app').fill(totp(secret));
+    clock.freeze();
+    await page.getByLabel('Code from the app').fill(totp(secret, clock.now().getTime()));
     await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
     await page.getByText('Two-factor sign-in is on').waitFor();
     await context.close();
@@ -351,13 +355,14 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await login.getByLabel('Password').fill(m.password);
     await login.getByRole('button', { name: 'Sign in' }).click();
     await login.getByLabel('Authentication code').waitFor();
-    // The code used to turn it on may not be used again; wait for the next 30 s step.
-    await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 200));
-    await login.getByLabel('Authentication code').fill(totp(secret));
+    // The code used to turn it on may not be used again: the next 30 s step's code, at the service's next step.
+    clock.advance(30_000);
+    await login.getByLabel('Authentication code').fill(totp(secret, clock.now().getTime()));
     await login.getByRole('button', { name: 'Sign in' }).click();
     await login.getByRole('heading', { name: 'Overview' }).waitFor();
     outside.push(...fresh.external);
     await fresh.context.close();
+    clock.reset();
   }, 90_000);
 
 

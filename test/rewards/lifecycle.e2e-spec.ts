@@ -4,9 +4,12 @@ import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { CatalogPicks, catalogPicks, choiceReward, countRows, fixedReward, fund } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { clockOverride, TestClock } from '../support/test-clock';
 
 describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () => {
   let t: TestApp;
+  /** The clock of `t` and its worker sides (paused keeps the wall clock): the expiry tests move it on. */
+  const clock = new TestClock();
   /** The worker side of `t`. */
   let worker: TestWorker;
   /** No worker side: cards stay PENDING until a test issues them itself. */
@@ -33,7 +36,7 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     });
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ overrides: [clockOverride(clock)] });
     worker = await startTestWorker(t);
     paused = await startTestApp();
     secondWorker = await startTestWorker(t);
@@ -41,6 +44,7 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     const m = await newMerchant(t, 100);
     picks = await catalogPicks(t, m.key);
   });
+  afterEach(() => clock.reset());
   afterAll(async () => {
     for (const m of merchants) await expectLedgerInvariants(dataSource, m.accountId);
     await paused.close();
@@ -201,13 +205,14 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
 
   it('expiry: due rewards become EXPIRED once, value returned, with several workers sweeping at once', async () => {
     const m = await newMerchant(paused, 50_000);
-    const soon = new Date(Date.now() + 1_500).toISOString();
+    const soon = new Date(Date.now() + 60_000).toISOString();
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
       ids.push((await paused.api.as(m.key).post('/v1/rewards', choiceReward(1_000, { expiresAt: soon }))).body.reward.id);
     }
     const later = (await paused.api.as(m.key).post('/v1/rewards', choiceReward(1_000, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() }))).body.reward.id;
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    // The workers' clock two minutes on: past `soon`, well before `later`.
+    clock.advance(120_000);
 
     // Three sweepers at once, as three workers would.
     const sweepers = [worker, secondWorker, worker].map((side) => side.app.get(RewardBackgroundJobs));
@@ -225,8 +230,11 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
   });
 
   it('expiry leaves a reward whose value is all in pending cards: it becomes REDEEMED when they issue', async () => {
-    const m = await newMerchant(paused, 10_000);
-    const created = await paused.api.as(m.key).post('/v1/rewards', choiceReward(picks.fixedUsd.valueCents, { expiresAt: new Date(Date.now() + 1_500).toISOString() }));
+    const m = await newMerchant(paused, 20_000);
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    const created = await paused.api.as(m.key).post('/v1/rewards', choiceReward(picks.fixedUsd.valueCents, { expiresAt }));
+    // Due at the same time, with value left: the sweep below does expire this one.
+    const unpicked = (await paused.api.as(m.key).post('/v1/rewards', choiceReward(1_000, { expiresAt }))).body.reward.id;
     const token = created.body.redemptionUrl.split('/r/')[1];
     const pick = await fetch(`${paused.baseUrl}/r/${token}/api/cards`, {
       method: 'POST',
@@ -235,9 +243,10 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     });
     expect(pick.status).toBe(201);
     const { card } = (await pick.json()) as { card: { id: string } };
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    clock.advance(120_000);
 
     await worker.app.get(RewardBackgroundJobs).expireDue();
+    expect((await reward(paused, m, unpicked)).status).toBe('EXPIRED');
     expect((await reward(paused, m, created.body.reward.id)).status).toBe('PARTIALLY_REDEEMED');
     expect(await worker.app.get(CardIssuanceService).issue(card.id)).toBe('issued');
     const done = await reward(paused, m, created.body.reward.id);

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { recordEvent } from '@app/core';
+import { WebhookDeliverer, WebhookRelay } from '@app/webhooks';
 import { eventually } from '../support/processes';
 import { isolatedDatabase, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -42,8 +43,16 @@ describe('webhook relay with several workers', () => {
         ),
       ),
     );
-    await eventually(async () => receiver.at('/one').length >= events && receiver.at('/two').length >= events, 30_000);
-    await new Promise((r) => setTimeout(r, 1500)); // let any duplicate arrive
+    // Every request is sent under a lease and recorded after its answer: once every delivery is recorded as
+    // SUCCEEDED with no lease left, every request either relay or processor sent has arrived (a duplicate too).
+    await eventually(async () => {
+      const [{ open }] = await a.app.get(DataSource).query(
+        `SELECT count(*) FILTER (WHERE status <> 'SUCCEEDED' OR leased_until IS NOT NULL)::int + $2 - count(*)::int AS open
+           FROM webhook_deliveries WHERE account_id = $1`,
+        [merchant.accountId, events * 2],
+      );
+      return open === 0;
+    }, 30_000);
 
     for (const path of ['/one', '/two']) {
       const ids = receiver.at(path).map((r) => r.json.id);
@@ -96,13 +105,16 @@ describe('API-only process and a worker started later', () => {
     const ping = await api.api.as(merchant.key).post(`/v1/webhook-endpoints/${endpointId}/test`);
     expect(ping.status).toBe(202);
 
-    await new Promise((r) => setTimeout(r, 1500));
+    // Nothing to deliver with: the API process composes neither the relay nor the deliverer (the worker does, below).
+    expect(() => api.app.get(WebhookRelay)).toThrow();
+    expect(() => api.app.get(WebhookDeliverer)).toThrow();
     expect(receiver.received).toHaveLength(0);
     const [{ undispatched }] = await api.app.get(DataSource).query(`SELECT count(*)::int AS undispatched FROM events WHERE dispatched_at IS NULL`);
     expect(undispatched).toBe(1);
     expect((await api.api.as(merchant.readKey).get(`/v1/webhook-endpoints/${endpointId}/deliveries`)).body.deliveries).toHaveLength(1);
 
     worker = await startTestWorker(api);
+    expect(worker.app.get(WebhookRelay)).toBeInstanceOf(WebhookRelay);
     await eventually(async () => receiver.at('/later').length === 2);
     expect(receiver.at('/later').map((r) => r.json.type).sort()).toEqual(['ping', 'wallet.credited']);
   });

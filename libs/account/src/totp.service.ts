@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { generateSecret, generateURI, verify } from 'otplib';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditTrail, ReauthenticationLimiter } from '@app/auth';
-import { KeyRing, RateLimitedError, sealContext, SealedColumn, ValidationError } from '@app/core';
+import { Clock, KeyRing, RateLimitedError, sealContext, SealedColumn, ValidationError } from '@app/core';
 
 /** Who turns two-factor sign-in on or off, and from where, as the audit log records it. */
 export interface TotpActor {
@@ -49,6 +49,7 @@ export class TotpService {
     private readonly audit: AuditTrail,
     private readonly keyRing: KeyRing,
     private readonly reauthentication: ReauthenticationLimiter,
+    private readonly clock: Clock,
   ) {}
 
   async isEnabled(userId: string): Promise<boolean> {
@@ -117,7 +118,8 @@ export class TotpService {
   private async consume(manager: EntityManager, userId: string, row: TotpRow, code: string): Promise<boolean> {
     if (!row.totp_secret || !/^\d{6}$/.test(code)) return false;
     const secret = this.keyRing.decrypt(row.totp_secret, totpSecretContext(userId));
-    const result = await verify({ secret, token: code, epochTolerance: TOLERANCE_SECONDS });
+    const epoch = Math.floor(this.clock.now().getTime() / 1000);
+    const result = await verify({ secret, token: code, epoch, epochTolerance: TOLERANCE_SECONDS });
     if (!result.valid || !('timeStep' in result)) return false;
     if (row.totp_last_step !== null && result.timeStep <= Number(row.totp_last_step)) return false;
     await manager.query(`UPDATE users SET totp_last_step = $2 WHERE id = $1`, [userId, result.timeStep]);

@@ -54,3 +54,4 @@ export * from './crypto/development-keys';
 export * from './crypto/crypto.module';
 export * from './crypto/key-rotation';
 export * from './html/html-template';
+export * from './clock/clock';

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ClockModule } from './clock/clock';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CryptoModule } from './crypto/crypto.module';
@@ -7,7 +8,7 @@ import { LoggingModule } from './logging/logging.module';
 import { QueueModule } from './queue/queue.module';
 import { RedisModule } from './redis/redis.module';
 
-/** Configuration, the key ring, logs, Postgres, Redis and Bull: what every process (API, worker, CLI) stands on. */
+/** Configuration, the clock, the key ring, logs, Postgres, Redis and Bull: what every process (API, worker, CLI) stands on. */
 @Module({})
 export class InfrastructureModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -15,6 +16,7 @@ export class InfrastructureModule {
       module: InfrastructureModule,
       imports: [
         ConfigModule.forRoot(config),
+        ClockModule,
         CryptoModule,
         LoggingModule.forRoot(config),
         DatabaseModule,

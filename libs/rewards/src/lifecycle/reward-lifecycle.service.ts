@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import {
+  Clock,
   formatMoney,
   fingerprint,
   IdempotencyStore,
@@ -87,6 +88,7 @@ export class RewardLifecycle {
     private readonly audit: AuditLog,
     private readonly rules: CatalogRulesService,
     private readonly idempotencyKeys: IdempotencyStore,
+    private readonly clock: Clock,
   ) {}
 
   /** The reward a link token opens, or null for an unknown token. */
@@ -137,7 +139,7 @@ export class RewardLifecycle {
   }
 
   /** Whether a CHOICE reward still takes picks: open, value left and not past its expiry. */
-  takesPicks(reward: RedeemableReward, now = new Date()): boolean {
+  takesPicks(reward: RedeemableReward, now = this.clock.now()): boolean {
     return (
       reward.type === 'CHOICE' &&
       OPEN_REWARD_STATUSES.includes(reward.status) &&
@@ -214,7 +216,7 @@ export class RewardLifecycle {
     if (!OPEN_REWARD_STATUSES.includes(reward.status)) {
       throw new ValidationError(`This reward is ${reward.status.toLowerCase().replace('_', ' ')} and takes no more picks.`);
     }
-    if (reward.expiresAt && reward.expiresAt <= new Date()) throw new ValidationError('This reward has expired and takes no more picks.');
+    if (reward.expiresAt && reward.expiresAt <= this.clock.now()) throw new ValidationError('This reward has expired and takes no more picks.');
 
     const catalog = await this.catalog.load(reward.currency, manager);
     const found = catalog.items.get(input.utid);
@@ -412,9 +414,9 @@ export class RewardLifecycle {
   }
 
   /**
-   * Expire: due rewards in batches, their remaining value returned to the wallet. Only rewards with
-   * value left expire; one whose value is all in pending cards is REDEEMED when they issue, or gets
-   * value back (and expires) if one fails. Returns how many expired.
+   * Expire: due rewards (by the injected Clock, docs/testing.md) in batches, their remaining value
+   * returned to the wallet. Only rewards with value left expire; one whose value is all in pending
+   * cards is REDEEMED when they issue, or gets value back (and expires) if one fails. Returns how many expired.
    *
    * Each batch is one short transaction of two statements: lock up to `batchSize` due rewards
    * (skipping those another sweeper holds, so several share a drain), then one statement that
@@ -427,7 +429,7 @@ export class RewardLifecycle {
     let expired = 0;
     for (;;) {
       const count = await this.dataSource.transaction(async (manager) => {
-        const due = await this.rewards.lockDueForExpiry(manager, batchSize);
+        const due = await this.rewards.lockDueForExpiry(manager, batchSize, this.clock.now());
         if (due.length === 0) return 0;
         const releases: LedgerEntry[] = due.map((reward) => ({
           accountId: reward.accountId,

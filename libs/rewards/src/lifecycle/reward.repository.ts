@@ -67,13 +67,14 @@ export class RewardRepository {
   }
 
   /**
-   * Locks up to `limit` open rewards with value left whose expiry has passed, skipping those another
-   * transaction holds, so several sweepers share the work without taking one reward twice.
+   * Locks up to `limit` open rewards with value left whose expiry is at or before `now` (the service's
+   * Clock, not the database's now(), so tests can move it), skipping those another transaction holds,
+   * so several sweepers share the work without taking one reward twice.
    */
-  lockDueForExpiry(manager: EntityManager, limit: number): Promise<RewardEntity[]> {
+  lockDueForExpiry(manager: EntityManager, limit: number, now: Date): Promise<RewardEntity[]> {
     return this.locking(manager)
       .setOnLocked('skip_locked')
-      .where('r.expires_at <= now() AND r.status IN (:...open) AND r.remaining_value_cents > 0', { open: OPEN_REWARD_STATUSES })
+      .where('r.expires_at <= :now AND r.status IN (:...open) AND r.remaining_value_cents > 0', { now, open: OPEN_REWARD_STATUSES })
       .orderBy('r.expires_at')
       .limit(limit)
       .getMany();
