@@ -41,8 +41,9 @@ if (sources > built) {
 const dashboardShell = path.join(dashboard, 'dist', 'index.html');
 const dashboardSources = Math.max(
   newestMtime(path.join(dashboard, 'src'), /\.(ts|tsx|css)$/),
-  ...['index.html', 'vite.config.mts', 'tsconfig.json'].map((f) => fs.statSync(path.join(dashboard, f)).mtimeMs),
-  fs.statSync(path.join(root, 'package-lock.json')).mtimeMs,
+  ...['index.html', 'vite.config.mts', 'contract-enums.mts', 'tsconfig.json'].map((f) => fs.statSync(path.join(dashboard, f)).mtimeMs),
+  // The lists the app offers are read from the contract when it is built (apps/dashboard/contract-enums.mts).
+  ...['package-lock.json', 'openapi.yaml', 'openapi.dashboard.yaml'].map((f) => fs.statSync(path.join(root, f)).mtimeMs),
 );
 const dashboardBuilt = fs.existsSync(dashboardShell) ? fs.statSync(dashboardShell).mtimeMs : 0;
 if (dashboardSources > dashboardBuilt) {

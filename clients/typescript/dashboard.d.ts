@@ -404,6 +404,8 @@ export interface components {
         SessionDto: {
             /** @description The account `/v1` requests made with the session act on; null when the user has none. */
             currentAccountId: string | null;
+            /** @description What the session may do on the current account (its role's scopes, which every call is checked against); empty without one. */
+            scopes: ("account:read" | "catalog:read" | "rewards:read" | "rewards:write" | "wallet:read" | "webhooks:read" | "webhooks:write" | "account:write" | "wallet:write" | "api_keys:manage" | "team:manage" | "connected_apps:manage" | "audit_log:read")[];
             user: components["schemas"]["SessionUserDto"];
             /** @description Every account the user belongs to, by name. */
             memberships: components["schemas"]["SessionMembershipDto"][];

@@ -27,6 +27,8 @@ describe('Dashboard: sessions as a credential', () => {
       user: { id: merchant.userId, email: merchant.email.toLowerCase() },
       memberships: [{ accountId: merchant.accountId, accountName: expect.any(String), role: 'owner' }],
       currentAccountId: merchant.accountId,
+      // What the session may do there: the owner's scopes, which the web app offers its pages by.
+      scopes: expect.arrayContaining(['rewards:write', 'wallet:write', 'team:manage', 'audit_log:read']),
       csrfToken: expect.stringMatching(/^[A-Za-z0-9]{43}$/),
     });
     expect((await client.get('/dashboard/api/session')).body).toEqual(res.body);

@@ -66,6 +66,9 @@ describe('Dashboard: team and invitations', () => {
         memberships: [{ accountId: owner.accountId, role: 'developer' }],
         currentAccountId: owner.accountId,
       });
+      // The session reports what the developer may do, and no more.
+      expect(accepted.body.scopes).toEqual(expect.arrayContaining(['rewards:write', 'webhooks:write', 'api_keys:manage']));
+      expect(accepted.body.scopes).not.toContain('team:manage');
       expect(visitor.cookie).toMatch(/^dashboard_session=/);
       expect((await visitor.get('/dashboard/api/api-keys')).status).toBe(200);
 
@@ -212,6 +215,8 @@ describe('Dashboard: team and invitations', () => {
       expect((await ownerClient.patch(`/dashboard/api/members/${person.userId}`, { role: 'viewer' })).status).toBe(200);
       await eventually(async () => (await member.get('/dashboard/api/api-keys')).status === 403 || undefined, 2_000, 20);
       expect((await member.get('/v1/account')).status).toBe(200);
+      // The session body follows the new role, so the web app stops offering the developer's pages.
+      expect((await member.get('/dashboard/api/session')).body.scopes).not.toContain('api_keys:manage');
 
       expect((await ownerClient.delete(`/dashboard/api/members/${person.userId}`)).status).toBe(204);
       await eventually(async () => (await member.get('/v1/account')).status === 401 || undefined, 2_000, 20);
@@ -219,7 +224,7 @@ describe('Dashboard: team and invitations', () => {
       // The session lives on, with no account left to act on.
       const session = await member.get('/dashboard/api/session');
       expect(session.status).toBe(200);
-      expect(session.body).toMatchObject({ currentAccountId: null, memberships: [] });
+      expect(session.body).toMatchObject({ currentAccountId: null, memberships: [], scopes: [] });
       expect((await ownerClient.get('/dashboard/api/members')).body.members.map((m: { userId: string }) => m.userId)).toEqual([owner.userId]);
     });
 

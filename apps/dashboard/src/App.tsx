@@ -1,8 +1,8 @@
 import { Navigate, Route, Routes } from 'react-router';
-import { currentRole, useSession } from './api/session';
 import type { ReactElement } from 'react';
-import type { Role } from './api/session';
-import { AppShell, mayOpen } from './components/AppShell';
+import { currentRole, useSession, type Scope } from './api/session';
+import { AppShell } from './components/AppShell';
+import { mayOpen, pagesFor } from './components/navigation';
 import { StatusMessage } from './components/StatusMessage';
 import { AuditLogPage } from './pages/AuditLogPage';
 import { CatalogPage } from './pages/CatalogPage';
@@ -18,9 +18,9 @@ import { TeamPage } from './pages/TeamPage';
 import { WalletPage } from './pages/WalletPage';
 import { WebhooksPage } from './pages/WebhooksPage';
 
-/** A page the role may not use is neither offered nor rendered. */
-function gated(role: Role | null, to: string, page: ReactElement): ReactElement {
-  return mayOpen(role, to) ? page : <StatusMessage kind="empty">Your role in this account cannot use this page.</StatusMessage>;
+/** A page the session's scopes do not cover is neither offered nor rendered. */
+function gated(scopes: readonly Scope[], to: string, page: ReactElement): ReactElement {
+  return mayOpen(scopes, to) ? page : <StatusMessage kind="empty">Your role in this account cannot use this page.</StatusMessage>;
 }
 
 export function App() {
@@ -40,22 +40,24 @@ export function App() {
       </main>
     );
   }
-  const role = currentRole(session.data);
+  // No current account (removed from every one): no page is offered, only an invitation can be accepted.
+  const member = currentRole(session.data) !== null;
+  const { scopes } = session.data;
   return (
-    <AppShell session={session.data} role={role}>
-      {role ? (
+    <AppShell session={session.data} pages={member ? pagesFor(scopes) : []}>
+      {member ? (
         <Routes>
-          <Route path="/" element={<OverviewPage />} />
-          <Route path="/rewards" element={<RewardsPage />} />
-          <Route path="/rewards/:id" element={<RewardDetailPage />} />
-          <Route path="/send" element={gated(role, '/send', <SendPage />)} />
-          <Route path="/catalog" element={<CatalogPage />} />
-          <Route path="/wallet" element={<WalletPage />} />
-          <Route path="/webhooks" element={<WebhooksPage />} />
-          <Route path="/developers" element={gated(role, '/developers', <DevelopersPage />)} />
-          <Route path="/team" element={gated(role, '/team', <TeamPage />)} />
-          <Route path="/audit-log" element={gated(role, '/audit-log', <AuditLogPage />)} />
-          <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/" element={gated(scopes, '/', <OverviewPage />)} />
+          <Route path="/rewards" element={gated(scopes, '/rewards', <RewardsPage />)} />
+          <Route path="/rewards/:id" element={gated(scopes, '/rewards', <RewardDetailPage />)} />
+          <Route path="/send" element={gated(scopes, '/send', <SendPage />)} />
+          <Route path="/catalog" element={gated(scopes, '/catalog', <CatalogPage />)} />
+          <Route path="/wallet" element={gated(scopes, '/wallet', <WalletPage />)} />
+          <Route path="/webhooks" element={gated(scopes, '/webhooks', <WebhooksPage />)} />
+          <Route path="/developers" element={gated(scopes, '/developers', <DevelopersPage />)} />
+          <Route path="/team" element={gated(scopes, '/team', <TeamPage />)} />
+          <Route path="/audit-log" element={gated(scopes, '/audit-log', <AuditLogPage />)} />
+          <Route path="/settings" element={gated(scopes, '/settings', <SettingsPage />)} />
           <Route path="/invitations/:token" element={<AcceptInvitationPage />} />
           <Route path="/sign-in" element={<Navigate to="/" replace />} />
           <Route path="*" element={<StatusMessage kind="empty">There is no such page.</StatusMessage>} />

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { TotpService, UserDirectory } from '@app/account';
-import { AuditTrail, CredentialResolverRegistry, Session, SessionStore, SignInLimiter } from '@app/auth';
+import { AuditTrail, CredentialResolverRegistry, scopesOfRole, Session, SessionStore, SignInLimiter } from '@app/auth';
 import { ApiError, NotFoundError, RateLimitedError, UnauthorizedError } from '@app/core';
 import { SessionDto } from './dto/session.dto';
 import { membershipsOf } from './memberships';
@@ -92,10 +92,15 @@ export class DashboardSessionService {
     const [user]: { id: string; email: string }[] = await manager.query(`SELECT id, email FROM users WHERE id = $1`, [
       session.userId,
     ]);
+    const memberships = await membershipsOf(manager, user.id);
+    const current = memberships.find((membership) => membership.accountId === session.currentAccountId);
     return {
       user: { id: user.id, email: user.email },
-      memberships: await membershipsOf(manager, user.id),
+      memberships,
       currentAccountId: session.currentAccountId,
+      // The same table the session credential resolver acts with (scopesOfRole), so the web app
+      // offers what the server allows without a copy of the role table (docs/dashboard.md).
+      scopes: current ? scopesOfRole(current.role) : [],
       csrfToken: session.csrfToken,
     };
   }

@@ -1,11 +1,27 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { unwrap, v1 } from './http';
+import { queryKeys } from './query-keys';
 
 /** The current account (name, currency, branding); every money figure is formatted in its currency. */
 export function useAccount() {
   return useQuery({
-    queryKey: ['account'],
+    queryKey: queryKeys.account(),
     queryFn: async () => (await unwrap(await v1.GET('/v1/account'))).account,
     staleTime: 5 * 60_000,
+  });
+}
+
+/** The Overview's figures: the wallet's balances and the rewards' totals. */
+export function useOverview() {
+  return useQuery({ queryKey: queryKeys.overview(), queryFn: async () => unwrap(await v1.GET('/v1/account/overview')) });
+}
+
+/** Saves the sender name, logo and colour recipients see; the account is read again. */
+export function useUpdateBranding() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: { senderName: string | null; logoUrl: string | null; brandColor: string | null }) =>
+      unwrap(await v1.PATCH('/v1/account/branding', { body })),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.account() }),
   });
 }

@@ -1,16 +1,34 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { components } from '@client/schema';
 import { formatCents } from '../format/money';
 import { unwrap, v1 } from './http';
-import type { components } from '@client/schema';
+import { queryKeys } from './query-keys';
 
 export type CatalogBrand = components['schemas']['CatalogBrandDto'];
 export type CatalogItem = components['schemas']['CatalogItemDto'];
 
 export function useCatalog() {
   return useQuery({
-    queryKey: ['catalog'],
+    queryKey: queryKeys.catalog(),
     queryFn: async () => (await unwrap(await v1.GET('/v1/catalog'))).brands,
     staleTime: 5 * 60_000,
+  });
+}
+
+/** The account's own restriction of the catalog (docs/catalog-rules.md). */
+export function useCatalogRules() {
+  return useQuery({ queryKey: queryKeys.catalogRules(), queryFn: async () => (await unwrap(await v1.GET('/v1/account/catalog-rules'))).catalogRules });
+}
+
+export function useSaveCatalogRules() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: { allowedBrandKeys: string[] | null; blockedBrandKeys: string[] }) => unwrap(await v1.PUT('/v1/account/catalog-rules', { body })),
+    onSuccess: (answer) => {
+      client.setQueryData(queryKeys.catalogRules(), answer.catalogRules);
+      // What the account may offer changed: the catalog is read again.
+      void client.invalidateQueries({ queryKey: queryKeys.catalog() });
+    },
   });
 }
 

@@ -1,4 +1,3 @@
-import type { QueryClient } from '@tanstack/react-query';
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths as DashboardPaths } from '@client/dashboard';
 import type { paths as V1Paths } from '@client/schema';
@@ -59,8 +58,3 @@ export async function unwrap<T>(result: { data?: T; error?: unknown; response: R
   throw toFailure(result.response, result.error);
 }
 
-
-/** Marks stale every cached query whose key starts with one of `roots` (e.g. after money moved: 'rewards', 'overview', 'wallet'). */
-export function invalidate(client: QueryClient, ...roots: string[]): Promise<void> {
-  return client.invalidateQueries({ predicate: (query) => roots.includes(String(query.queryKey[0])) });
-}

@@ -1,12 +1,13 @@
 import { QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '@client/dashboard';
 import { ApiFailure, dash, setCsrfToken, unwrap } from './http';
+import { queryKeys } from './query-keys';
 
 export type DashboardSession = components['schemas']['SessionDto'];
 export type Membership = DashboardSession['memberships'][number];
 export type Role = Membership['role'];
-
-const SESSION_KEY = ['session'] as const;
+/** A permission the server checks calls against; the session reports those it holds on the current account. */
+export type Scope = DashboardSession['scopes'][number];
 
 function remember(session: DashboardSession | null): DashboardSession | null {
   setCsrfToken(session?.csrfToken ?? null);
@@ -18,14 +19,15 @@ function remember(session: DashboardSession | null): DashboardSession | null {
  * one, so it goes; the session query itself is updated in place, so the pages watching it re-render.
  */
 export function startSession(client: QueryClient, session: DashboardSession | null): void {
-  client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
-  client.setQueryData(SESSION_KEY, remember(session));
+  const [sessionRoot] = queryKeys.session();
+  client.removeQueries({ predicate: (query) => query.queryKey[0] !== sessionRoot });
+  client.setQueryData(queryKeys.session(), remember(session));
 }
 
 /** The signed-in session, or null when nobody is signed in. */
 export function useSession() {
   return useQuery({
-    queryKey: SESSION_KEY,
+    queryKey: queryKeys.session(),
     queryFn: async () => {
       try {
         return remember(await unwrap(await dash.GET('/dashboard/api/session')));
@@ -63,20 +65,15 @@ export function useSwitchAccount() {
   });
 }
 
-/** The role of the signed-in user in the current account. */
+/**
+ * The role of the signed-in user in the current account: shown, and used for the one rule no scope
+ * carries (only an owner makes, demotes or removes owners). What a page offers follows the scopes.
+ */
 export function currentRole(session: DashboardSession): Role | null {
   return session.memberships.find((m) => m.accountId === session.currentAccountId)?.role ?? null;
 }
 
-/** The signed-in user's role in the current account, or null (signed out, or no account). */
-export function useRole(): Role | null {
-  const session = useSession();
-  return session.data ? currentRole(session.data) : null;
+/** Whether the signed-in session holds `scope` on the current account (the server checks every call regardless). */
+export function useHasScope(scope: Scope): boolean {
+  return useSession().data?.scopes.includes(scope) ?? false;
 }
-
-/** Roles that may send, cancel and manage webhooks and API keys (the write scopes). */
-export const WRITER_ROLES: readonly Role[] = ['developer', 'admin', 'owner'];
-/** Roles that may fund the wallet and change account settings, the team and catalog rules. */
-export const ADMIN_ROLES: readonly Role[] = ['admin', 'owner'];
-export const mayWrite = (role: Role | null): boolean => role !== null && WRITER_ROLES.includes(role);
-export const isAdmin = (role: Role | null): boolean => role !== null && ADMIN_ROLES.includes(role);

@@ -1,8 +1,10 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { ApiFailure, invalidate, unwrap, v1 } from '../api/http';
+import { ApiFailure } from '../api/http';
 import { useIdempotencyKey } from '../api/idempotency';
+import { useMoneyMoved } from '../api/money-moved';
+import { sendBulkChunk } from '../api/rewards';
+import { DataTable } from '../components/DataTable';
 import { BULK_TEMPLATE_ROWS, parseBulkCsv, type BulkRow } from '../format/bulk-rows';
 import { download, toCsv } from '../format/csv';
 import { formatCents } from '../format/money';
@@ -20,7 +22,7 @@ interface RowResult {
 type Phase = { kind: 'idle' } | { kind: 'preview'; results: RowResult[] } | { kind: 'sending'; done: number } | { kind: 'sent'; results: RowResult[] };
 
 export function BulkSend({ currency }: { currency: string }) {
-  const client = useQueryClient();
+  const moneyMoved = useMoneyMoved();
   const [rows, setRows] = useState<BulkRow[] | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
@@ -50,15 +52,11 @@ export function BulkSend({ currency }: { currency: string }) {
     for (let start = 0; start < valid.length; start += CHUNK) {
       const chunk = valid.slice(start, start + CHUNK);
       try {
-        const answer = await unwrap(
-          await v1.POST('/v1/rewards/bulk', {
-            body: { rewards: chunk.map((r) => r.reward) },
-            params: {
-              query: { dry_run: dryRun },
-              // One key per chunk of this submission: sending again after a lost answer replays, never doubles.
-              header: dryRun ? {} : { 'Idempotency-Key': `${submission}-${start / CHUNK}` },
-            },
-          }),
+        // One key per chunk of this submission: sending again after a lost answer replays, never doubles.
+        const answer = await sendBulkChunk(
+          chunk.map((r) => r.reward),
+          dryRun,
+          `${submission}-${start / CHUNK}`,
         );
         for (const item of answer.results) results.push({ line: chunk[item.index].line, ok: item.ok, rewardId: item.rewardId, error: item.error });
       } catch (error) {
@@ -75,7 +73,7 @@ export function BulkSend({ currency }: { currency: string }) {
     setPhase({ kind: 'sending', done: 0 });
     const results = await run(rows, false, (done) => setPhase({ kind: 'sending', done }));
     setPhase({ kind: 'sent', results });
-    void invalidate(client, 'rewards', 'overview', 'wallet');
+    void moneyMoved();
   };
 
   const total = rows?.filter((r) => r.reward).reduce((sum, r) => sum + r.reward!.valueCents, 0) ?? 0;
@@ -109,25 +107,15 @@ export function BulkSend({ currency }: { currency: string }) {
             {results.filter((r) => r.ok).length} of {results.length} rows {phase.kind === 'preview' ? 'would be sent' : 'sent'}
             {phase.kind === 'preview' && `, ${formatCents(total, currency)} in all`}.
           </p>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
-            <table>
-              <caption>{phase.kind === 'preview' ? 'Dry run' : 'Result'}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Line</th>
-                  <th scope="col">Result</th>
-                </tr>
-              </thead>
-              <tbody>
-                {results.map((r) => (
-                  <tr key={r.line}>
-                    <td>{r.line}</td>
-                    <td>{r.ok ? r.rewardId ? <Link to={`/rewards/${r.rewardId}`}>Sent: {r.rewardId}</Link> : 'OK' : `Error: ${r.error}`}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            rows={results}
+            rowKey={(r) => r.line}
+            caption={phase.kind === 'preview' ? 'Dry run' : 'Result'}
+            columns={[
+              { header: 'Line', cell: (r) => r.line },
+              { header: 'Result', cell: (r) => (r.ok ? r.rewardId ? <Link to={`/rewards/${r.rewardId}`}>Sent: {r.rewardId}</Link> : 'OK' : `Error: ${r.error}`) },
+            ]}
+          />
           <div className="actions">
             {phase.kind === 'preview' && (
               <button type="button" onClick={() => void send()} disabled={!results.some((r) => r.ok)}>

@@ -1,13 +1,13 @@
 import { useMemo, useState } from 'react';
 import { itemValueLabel, useCatalog } from '../api/catalog';
-import { isAdmin, useRole } from '../api/session';
+import { useHasScope } from '../api/session';
 import { Field } from '../components/Field';
 import { StatusMessage } from '../components/StatusMessage';
 import { CatalogRules } from './CatalogRules';
 
 export function CatalogPage() {
   const catalog = useCatalog();
-  const admin = isAdmin(useRole());
+  const mayRestrict = useHasScope('account:write');
   const [search, setSearch] = useState('');
   const [currency, setCurrency] = useState('');
   const [country, setCountry] = useState('');
@@ -51,7 +51,7 @@ export function CatalogPage() {
       {catalog.isPending && <StatusMessage kind="loading">Loading the catalog…</StatusMessage>}
       {catalog.isError && <StatusMessage kind="error">{catalog.error.message}</StatusMessage>}
       {catalog.data && shown.length === 0 && <StatusMessage kind="empty">No brand matches.</StatusMessage>}
-      {admin && catalog.data && <CatalogRules brands={catalog.data} />}
+      {mayRestrict && catalog.data && <CatalogRules brands={catalog.data} />}
       <ul className="brands">
         {shown.map(({ brand, items }) => (
           <li key={brand.brandKey}>

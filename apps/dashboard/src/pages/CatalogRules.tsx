@@ -1,7 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import type { CatalogBrand } from '../api/catalog';
-import { unwrap, v1 } from '../api/http';
+import { useCatalogRules, useSaveCatalogRules, type CatalogBrand } from '../api/catalog';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 
@@ -11,8 +9,7 @@ import { StatusMessage } from '../components/StatusMessage';
  * hidden by them are shown by key, to be unblocked or allowed again.
  */
 export function CatalogRules({ brands }: { brands: CatalogBrand[] }) {
-  const client = useQueryClient();
-  const rules = useQuery({ queryKey: ['catalog-rules'], queryFn: async () => (await unwrap(await v1.GET('/v1/account/catalog-rules'))).catalogRules });
+  const rules = useCatalogRules();
   const [blocked, setBlocked] = useState<string[] | null>(null);
   const [onlyAllowed, setOnlyAllowed] = useState(false);
   const [allowedText, setAllowedText] = useState('');
@@ -23,15 +20,7 @@ export function CatalogRules({ brands }: { brands: CatalogBrand[] }) {
       setAllowedText((rules.data.allowedBrandKeys ?? []).join(', '));
     }
   }, [rules.data, blocked]);
-  const save = useMutation({
-    mutationFn: async (body: { allowedBrandKeys: string[] | null; blockedBrandKeys: string[] }) =>
-      unwrap(await v1.PUT('/v1/account/catalog-rules', { body })),
-    onSuccess: (answer) => {
-      client.setQueryData(['catalog-rules'], answer.catalogRules);
-      // What the account may offer changed: the catalog is read again.
-      void client.invalidateQueries({ queryKey: ['catalog'] });
-    },
-  });
+  const save = useSaveCatalogRules();
   if (rules.isPending || blocked === null) return <StatusMessage kind="loading">Loading catalog rules…</StatusMessage>;
   if (rules.isError) return <StatusMessage kind="error">{rules.error.message}</StatusMessage>;
 

@@ -1,8 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useApiKeys } from '../api/dashboard';
-import { dash, unwrap } from '../api/http';
+import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type ApiKeyScope } from '../api/api-keys';
 import { ConfirmButton } from '../components/Confirm';
+import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { SecretOnce } from '../components/SecretOnce';
@@ -11,27 +10,17 @@ import { Time } from '../components/Time';
 
 export function DevelopersPage() {
   const keys = useApiKeys();
-  const client = useQueryClient();
   const [secret, setSecret] = useState<string | null>(null);
-  const [scopes, setScopes] = useState<('read' | 'write')[]>(['read']);
-  const create = useMutation({
-    mutationFn: async (body: { name: string; scopes: ('read' | 'write')[] }) => unwrap(await dash.POST('/dashboard/api/api-keys', { body })),
-    onSuccess: (answer) => {
-      setSecret(answer.secret);
-      void client.invalidateQueries({ queryKey: ['api-keys'] });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: async (id: string) => unwrap(await dash.DELETE('/dashboard/api/api-keys/{id}', { params: { path: { id } } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys'] }),
-  });
+  const [scopes, setScopes] = useState<ApiKeyScope[]>(['read']);
+  const create = useCreateApiKey(setSecret);
+  const revoke = useRevokeApiKey();
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     create.mutate({ name: String(form.get('name') ?? '').trim(), scopes });
     event.currentTarget.reset();
   };
-  const toggle = (scope: 'read' | 'write', on: boolean) => setScopes((now) => (on ? [...new Set([...now, scope])] : now.filter((s) => s !== scope)));
+  const toggle = (scope: ApiKeyScope, on: boolean) => setScopes((now) => (on ? [...new Set([...now, scope])] : now.filter((s) => s !== scope)));
 
   return (
     <>
@@ -64,48 +53,29 @@ export function DevelopersPage() {
       {keys.isError && <StatusMessage kind="error">{keys.error.message}</StatusMessage>}
       {keys.data && keys.data.apiKeys.length === 0 && <StatusMessage kind="empty">No API keys yet.</StatusMessage>}
       {keys.data && keys.data.apiKeys.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.apiKeys.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>sk_…{key.last4}</code>
-                  </td>
-                  <td>{scopesText(key)}</td>
-                  <td>{key.createdBy ? (key.createdBy.email ?? key.createdBy.userId) : 'Operator (CLI)'}</td>
-                  <td>
-                    <Time value={key.createdAt} />
-                  </td>
-                  <td>
-                    <Time value={key.lastUsedAt} />
-                  </td>
-                  <td>
-                    {key.revokedAt ? (
-                      <>
-                        Revoked <Time value={key.revokedAt} />
-                      </>
-                    ) : (
-                      <ConfirmButton danger label="Revoke" question={`Requests with “${key.name}” stop working at once.`} onConfirm={() => revoke.mutate(key.id)} />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={keys.data.apiKeys}
+          rowKey={(key) => key.id}
+          columns={[
+            { header: 'Name', cell: (key) => key.name },
+            { header: 'Key', cell: (key) => <code>sk_…{key.last4}</code> },
+            { header: 'Scopes', cell: scopesText },
+            { header: 'Created by', cell: (key) => (key.createdBy ? (key.createdBy.email ?? key.createdBy.userId) : 'Operator (CLI)') },
+            { header: 'Created', cell: (key) => <Time value={key.createdAt} /> },
+            { header: 'Last used', cell: (key) => <Time value={key.lastUsedAt} /> },
+            {
+              header: 'Status',
+              cell: (key) =>
+                key.revokedAt ? (
+                  <>
+                    Revoked <Time value={key.revokedAt} />
+                  </>
+                ) : (
+                  <ConfirmButton danger label="Revoke" question={`Requests with “${key.name}” stop working at once.`} onConfirm={() => revoke.mutate(key.id)} />
+                ),
+            },
+          ]}
+        />
       )}
       <FormError error={revoke.error} />
     </>
@@ -113,7 +83,7 @@ export function DevelopersPage() {
 }
 
 /** A member's `write` key writes only what its creator's role allowed: say which. */
-function scopesText(key: { scopes: string[]; grantedScopes: string[]; createdBy: unknown }): string {
+function scopesText(key: ApiKey): string {
   if (!key.createdBy) return key.scopes.join(', ');
   const writes = key.grantedScopes.filter((scope) => scope.endsWith(':write')).map((scope) => scope.slice(0, -':write'.length));
   return key.scopes.map((scope) => (scope === 'write' ? `write (${writes.join(', ')})` : scope)).join(', ');

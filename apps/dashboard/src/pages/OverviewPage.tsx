@@ -1,19 +1,13 @@
-import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { unwrap, v1 } from '../api/http';
+import { useOverview } from '../api/account';
+import { useRewards } from '../api/rewards';
+import { RewardsTable } from '../components/RewardsTable';
 import { StatusMessage } from '../components/StatusMessage';
 import { formatCents } from '../format/money';
-import { RewardsTable } from './RewardsTable';
 
 export function OverviewPage() {
-  const overview = useQuery({
-    queryKey: ['overview'],
-    queryFn: async () => unwrap(await v1.GET('/v1/account/overview')),
-  });
-  const recent = useQuery({
-    queryKey: ['rewards', { page: 1, pageSize: 5 }],
-    queryFn: async () => unwrap(await v1.GET('/v1/rewards', { params: { query: { page: 1, page_size: 5 } } })),
-  });
+  const overview = useOverview();
+  const recent = useRewards({ page: 1, pageSize: 5 });
 
   return (
     <>

@@ -1,14 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ApiFailure, dash, unwrap } from '../api/http';
-import { startSession, useSession } from '../api/session';
+import { ApiFailure } from '../api/http';
+import { useRequestPasswordReset, useResetPassword } from '../api/security';
+import { useSession } from '../api/session';
+import { useAcceptInvitation, useInvitation } from '../api/team';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 
 export function ForgotPasswordPage() {
-  const request = useMutation({ mutationFn: async (email: string) => unwrap(await dash.POST('/dashboard/api/password-reset', { body: { email } })) });
+  const request = useRequestPasswordReset();
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     request.mutate(String(new FormData(event.currentTarget).get('email') ?? '').trim());
@@ -36,9 +37,7 @@ export function ForgotPasswordPage() {
 
 export function ResetPasswordPage() {
   const { token = '' } = useParams();
-  const reset = useMutation({
-    mutationFn: async (password: string) => unwrap(await dash.POST('/dashboard/api/password-reset/{token}', { params: { path: { token } }, body: { password } })),
-  });
+  const reset = useResetPassword(token);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     reset.mutate(String(new FormData(event.currentTarget).get('password') ?? ''));
@@ -80,22 +79,10 @@ export function ResetPasswordPage() {
 export function AcceptInvitationPage() {
   const { token = '' } = useParams();
   const session = useSession();
-  const client = useQueryClient();
   const navigate = useNavigate();
   const [password, setPassword] = useState('');
-  const invitation = useQuery({
-    queryKey: ['invitation', token],
-    queryFn: async () => unwrap(await dash.GET('/dashboard/api/invitations/{invitation}', { params: { path: { invitation: token } } })),
-    retry: false,
-  });
-  const accept = useMutation({
-    mutationFn: async (body: { password?: string }) =>
-      unwrap(await dash.POST('/dashboard/api/invitations/{invitation}/accept', { params: { path: { invitation: token } }, body })),
-    onSuccess: (joined) => {
-      startSession(client, joined);
-      void navigate('/');
-    },
-  });
+  const invitation = useInvitation(token);
+  const accept = useAcceptInvitation(token, () => void navigate('/'));
   if (invitation.isPending) return <StatusMessage kind="loading">Loading the invitation…</StatusMessage>;
   if (invitation.isError) {
     return (

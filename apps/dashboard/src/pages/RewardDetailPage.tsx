@@ -1,42 +1,23 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { invalidate, unwrap, v1 } from '../api/http';
-import { mayWrite, useRole } from '../api/session';
+import { useCancelReward, useResendReward, useReward, useRewardLink, type RewardStatus } from '../api/rewards';
+import { useHasScope } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
+import { DataTable } from '../components/DataTable';
 import { FormError } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { formatCents } from '../format/money';
 
-const CANCELLABLE = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
+/** The open statuses, in which a reward can still be canceled (docs/rewards.md). */
+const CANCELLABLE: readonly RewardStatus[] = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
 
 export function RewardDetailPage() {
   const { id = '' } = useParams();
-  const writer = mayWrite(useRole());
-  const client = useQueryClient();
-  const reward = useQuery({
-    queryKey: ['reward', id],
-    queryFn: async () => unwrap(await v1.GET('/v1/rewards/{id}', { params: { path: { id } } })),
-  });
-  // The reward's one redemption link (the create response's, the one every e-mail carries): only
-  // roles that may write rewards may read it back, as the API allows it only with rewards:write.
-  const link = useQuery({
-    queryKey: ['reward-link', id],
-    enabled: writer,
-    queryFn: async () => {
-      const full = await unwrap(await v1.GET('/v1/rewards/{id}', { params: { path: { id }, query: { include_credentials: true } } }));
-      return full.redemptionUrl ?? null;
-    },
-  });
-  const refresh = () => invalidate(client, 'reward', 'rewards', 'overview', 'wallet');
-  const cancel = useMutation({
-    mutationFn: async () => unwrap(await v1.POST('/v1/rewards/{id}/cancel', { params: { path: { id } } })),
-    onSuccess: refresh,
-  });
-  const resend = useMutation({
-    mutationFn: async () => unwrap(await v1.POST('/v1/rewards/{id}/resend', { params: { path: { id } } })),
-    onSuccess: refresh,
-  });
+  const writer = useHasScope('rewards:write');
+  const reward = useReward(id);
+  const link = useRewardLink(id, writer);
+  const cancel = useCancelReward(id);
+  const resend = useResendReward(id);
 
   if (reward.isPending) return <StatusMessage kind="loading">Loading the reward…</StatusMessage>;
   if (reward.isError) return <StatusMessage kind="error">{reward.error.message}</StatusMessage>;
@@ -99,38 +80,25 @@ export function RewardDetailPage() {
       {r.issuedCards.length === 0 ? (
         <StatusMessage kind="empty">No cards yet.</StatusMessage>
       ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Card</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Status</th>
-                <th scope="col">Credentials</th>
-                <th scope="col">Issued</th>
-              </tr>
-            </thead>
-            <tbody>
-              {r.issuedCards.map((card) => (
-                <tr key={card.id}>
-                  <td>{card.rewardName}</td>
-                  <td>{formatCents(card.amountCents, card.currency)}</td>
-                  <td>{card.status}</td>
-                  <td>
-                    {card.credentials.map((c) => (
-                      <div key={c.label}>
-                        {c.label}: <code>{c.value}</code>
-                      </div>
-                    ))}
-                  </td>
-                  <td>
-                    <Time value={card.issuedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={r.issuedCards}
+          rowKey={(card) => card.id}
+          columns={[
+            { header: 'Card', cell: (card) => card.rewardName },
+            { header: 'Amount', cell: (card) => formatCents(card.amountCents, card.currency) },
+            { header: 'Status', cell: (card) => card.status },
+            {
+              header: 'Credentials',
+              cell: (card) =>
+                card.credentials.map((c) => (
+                  <div key={c.label}>
+                    {c.label}: <code>{c.value}</code>
+                  </div>
+                )),
+            },
+            { header: 'Issued', cell: (card) => <Time value={card.issuedAt} /> },
+          ]}
+        />
       )}
       <h2>Timeline</h2>
       <ol className="timeline">

@@ -1,31 +1,21 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
-import { unwrap, v1 } from '../api/http';
-import type { components } from '@client/schema';
 import { exportCsv } from '../api/export';
+import { fetchRewardsForExport, REWARD_STATUSES, useRewards, type Reward } from '../api/rewards';
 import { ExportButton } from '../components/ExportButton';
 import { Pager } from '../components/Pager';
+import { RewardsTable } from '../components/RewardsTable';
 import { StatusMessage } from '../components/StatusMessage';
-import { RewardsTable } from './RewardsTable';
 
-const STATUSES = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED', 'REDEEMED', 'EXPIRED', 'CANCELED'] as const;
-type Status = (typeof STATUSES)[number];
 const PAGE_SIZE = 100;
-type Reward = components['schemas']['RewardDto'];
 
 export function RewardsPage() {
   // Filters live in the address, so a filtered page can be bookmarked or shared.
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
-  const status = (STATUSES as readonly string[]).includes(params.get('status') ?? '') ? (params.get('status') as Status) : undefined;
+  const status = REWARD_STATUSES.find((s) => s === params.get('status'));
   const externalId = params.get('external_id') ?? undefined;
 
-  const rewards = useQuery({
-    queryKey: ['rewards', { page, pageSize: PAGE_SIZE, status, externalId }],
-    queryFn: async () =>
-      unwrap(await v1.GET('/v1/rewards', { params: { query: { page, page_size: PAGE_SIZE, status, external_id: externalId } } })),
-    placeholderData: keepPreviousData,
-  });
+  const rewards = useRewards({ page, pageSize: PAGE_SIZE, status, externalId }, { keepPrevious: true });
 
   const update = (changes: Record<string, string | undefined>) => {
     const next = new URLSearchParams(params);
@@ -51,7 +41,7 @@ export function RewardsPage() {
         <label htmlFor="status">Status</label>
         <select id="status" value={status ?? ''} onChange={(e) => update({ status: e.target.value || undefined, page: undefined })}>
           <option value="">Any</option>
-          {STATUSES.map((s) => (
+          {REWARD_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s}
             </option>
@@ -67,10 +57,7 @@ export function RewardsPage() {
               'rewards.csv',
               ['id', 'type', 'status', 'recipient_email', 'value_cents', 'remaining_cents', 'currency', 'external_id', 'campaign', 'source', 'created_at'],
               (r: Reward) => [r.id, r.type, r.status, r.recipientEmail, r.faceValueCents, r.remainingValueCents, r.currency, r.externalId, r.campaign, r.source, r.createdAt],
-              async (p) => {
-                const answer = await unwrap(await v1.GET('/v1/rewards', { params: { query: { page: p, page_size: 100, status, external_id: externalId } } }));
-                return { items: answer.rewards, total: answer.total };
-              },
+              (p) => fetchRewardsForExport(p, { status, externalId }),
               progress,
             )
           }

@@ -1,18 +1,14 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useAccount } from '../api/account';
 import { itemAccepts, itemValueLabel, useCatalog, type CatalogItem } from '../api/catalog';
-import { invalidate, unwrap, v1 } from '../api/http';
 import { useIdempotencyKey } from '../api/idempotency';
-import type { components } from '@client/schema';
+import { useSendReward } from '../api/rewards';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { parseMajorUnits } from '../format/parse-money';
 import { BulkSend } from './BulkSend';
-
-type CreateReward = components['schemas']['CreateRewardDto'];
 
 export function SendPage() {
   const [type, setType] = useState<'FIXED' | 'CHOICE'>('FIXED');
@@ -42,7 +38,6 @@ function BulkSendForAccount() {
 function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
   const account = useAccount();
   const catalog = useCatalog();
-  const client = useQueryClient();
   const [idempotencyKey, renewKey] = useIdempotencyKey();
   const [amount, setAmount] = useState('');
   const [search, setSearch] = useState('');
@@ -59,18 +54,8 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       .slice(0, 50);
   }, [catalog.data, search, currency]);
 
-  const send = useMutation({
-    mutationFn: async (body: CreateReward) => {
-      const answer = await unwrap(await v1.POST('/v1/rewards', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }));
-      // Without dry_run the answer is always the created (or replayed) reward.
-      if (!('reward' in answer)) throw new Error('The service answered a dry run to a real send.');
-      return answer;
-    },
-    onSuccess: () => {
-      renewKey();
-      void invalidate(client, 'rewards', 'overview', 'wallet');
-    },
-  });
+  // A sent form is a finished submission: the next one gets a new key.
+  const send = useSendReward(idempotencyKey, renewKey);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

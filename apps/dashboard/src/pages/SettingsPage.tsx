@@ -1,10 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { useEffect, useState, type FormEvent } from 'react';
-import { useAccount } from '../api/account';
-import { useConnectedApps } from '../api/dashboard';
-import { dash, unwrap, v1 } from '../api/http';
-import { isAdmin, useRole } from '../api/session';
+import { useAccount, useUpdateBranding } from '../api/account';
+import { useConnectedApps, useRevokeConnectedApp } from '../api/connected-apps';
+import { useChangePassword, useConfirmTotp, useDisableTotp, useStartTotp } from '../api/security';
+import { useHasScope } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
@@ -12,12 +11,13 @@ import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 
 export function SettingsPage() {
-  const admin = isAdmin(useRole());
+  const mayBrand = useHasScope('account:write');
+  const mayDisconnect = useHasScope('connected_apps:manage');
   return (
     <>
       <h1>Settings</h1>
-      {admin && <BrandingSection />}
-      {admin && <ConnectedAppsSection />}
+      {mayBrand && <BrandingSection />}
+      {mayDisconnect && <ConnectedAppsSection />}
       <PasswordSection />
       <TwoFactorSection />
     </>
@@ -26,18 +26,13 @@ export function SettingsPage() {
 
 function BrandingSection() {
   const account = useAccount();
-  const client = useQueryClient();
   const [draft, setDraft] = useState<{ senderName: string; logoUrl: string; brandColor: string } | null>(null);
   useEffect(() => {
     if (account.data && !draft) {
       setDraft({ senderName: account.data.senderName ?? '', logoUrl: account.data.logoUrl ?? '', brandColor: account.data.brandColor ?? '#1a56db' });
     }
   }, [account.data, draft]);
-  const save = useMutation({
-    mutationFn: async (body: { senderName: string | null; logoUrl: string | null; brandColor: string | null }) =>
-      unwrap(await v1.PATCH('/v1/account/branding', { body })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['account'] }),
-  });
+  const save = useUpdateBranding();
   if (account.isPending || !draft) return <StatusMessage kind="loading">Loading branding…</StatusMessage>;
   if (account.isError) return <StatusMessage kind="error">{account.error.message}</StatusMessage>;
   const submit = (event: FormEvent) => {
@@ -118,11 +113,7 @@ function BrandingPreview({ sender, logoUrl, color }: { sender: string; logoUrl: 
 
 function ConnectedAppsSection() {
   const apps = useConnectedApps();
-  const client = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: async (id: string) => unwrap(await dash.DELETE('/dashboard/api/connected-apps/{id}', { params: { path: { id } } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['connected-apps'] }),
-  });
+  const revoke = useRevokeConnectedApp();
   return (
     <section aria-labelledby="connected-apps">
       <h2 id="connected-apps">Connected apps</h2>
@@ -143,9 +134,7 @@ function ConnectedAppsSection() {
 }
 
 function PasswordSection() {
-  const change = useMutation({
-    mutationFn: async (body: { currentPassword: string; newPassword: string }) => unwrap(await dash.POST('/dashboard/api/me/password', { body })),
-  });
+  const change = useChangePassword();
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -180,22 +169,13 @@ function PasswordSection() {
 function TwoFactorSection() {
   const [pending, setPending] = useState<{ secret: string; otpauthUrl: string; qr: string } | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const start = useMutation({
-    mutationFn: async () => unwrap(await dash.POST('/dashboard/api/me/totp')),
-    // The QR code is drawn here, in the browser: the secret never leaves for an outside service.
-    onSuccess: async (answer) => setPending({ ...answer, qr: await QRCode.toDataURL(answer.otpauthUrl, { margin: 1, width: 200 }) }),
+  // The QR code is drawn here, in the browser: the secret never leaves for an outside service.
+  const start = useStartTotp(async (answer) => setPending({ ...answer, qr: await QRCode.toDataURL(answer.otpauthUrl, { margin: 1, width: 200 }) }));
+  const confirm = useConfirmTotp(() => {
+    setPending(null);
+    setDone('Two-factor sign-in is on: you will be asked for a code when you sign in.');
   });
-  const confirm = useMutation({
-    mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/confirm', { body: { code } })),
-    onSuccess: () => {
-      setPending(null);
-      setDone('Two-factor sign-in is on: you will be asked for a code when you sign in.');
-    },
-  });
-  const disable = useMutation({
-    mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/disable', { body: { code } })),
-    onSuccess: () => setDone('Two-factor sign-in is off.'),
-  });
+  const disable = useDisableTotp(() => setDone('Two-factor sign-in is off.'));
   const codeOf = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const code = String(new FormData(event.currentTarget).get('code') ?? '').trim();

@@ -1,15 +1,12 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useInvitations, useMembers } from '../api/dashboard';
-import { dash, invalidate, unwrap } from '../api/http';
 import { currentRole, useSession, type Role } from '../api/session';
+import { ROLES, useInvitations, useMembers, useTeamActions } from '../api/team';
 import { ConfirmButton } from '../components/Confirm';
+import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
-
-const ROLES: Role[] = ['viewer', 'developer', 'admin', 'owner'];
 
 export function TeamPage() {
   const session = useSession();
@@ -17,23 +14,11 @@ export function TeamPage() {
   const myRole = currentRole(me);
   const members = useMembers();
   const invitations = useInvitations();
-  const client = useQueryClient();
   const [role, setRole] = useState<Role>('viewer');
-  // Only an owner may make, demote or remove an owner.
+  // Only an owner may make, demote or remove an owner: a rule of the role, which no scope carries.
   const assignable = myRole === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');
-  const refresh = () => invalidate(client, 'members', 'invitations');
-
-  const invite = useMutation({
-    mutationFn: async (body: { email: string; role: Role }) => unwrap(await dash.POST('/dashboard/api/invitations', { body })),
-    onSuccess: refresh,
-  });
-  const revoke = useMutation({ mutationFn: async (id: string) => unwrap(await dash.DELETE('/dashboard/api/invitations/{invitation}', { params: { path: { invitation: id } } })), onSuccess: refresh });
-  const change = useMutation({
-    mutationFn: async ({ userId, role: next }: { userId: string; role: Role }) =>
-      unwrap(await dash.PATCH('/dashboard/api/members/{userId}', { params: { path: { userId } }, body: { role: next } })),
-    onSuccess: refresh,
-  });
-  const remove = useMutation({ mutationFn: async (userId: string) => unwrap(await dash.DELETE('/dashboard/api/members/{userId}', { params: { path: { userId } } })), onSuccess: refresh });
+  const { invite, revokeInvitation: revoke, changeRole: change, remove } = useTeamActions();
+  const mayManage = (m: { userId: string; role: Role }) => m.userId !== me.user.id && (myRole === 'owner' || m.role !== 'owner');
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -65,43 +50,28 @@ export function TeamPage() {
       {members.isPending && <StatusMessage kind="loading">Loading members…</StatusMessage>}
       {members.isError && <StatusMessage kind="error">{members.error.message}</StatusMessage>}
       {members.data && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">Since</th>
-                <th scope="col">Remove</th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.members.map((m) => {
-                const mayManage = m.userId !== me.user.id && (myRole === 'owner' || m.role !== 'owner');
-                return (
-                  <tr key={m.userId}>
-                    <td>{m.email}</td>
-                    <td>
-                      {mayManage ? (
-                        <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => change.mutate({ userId: m.userId, role: e.target.value as Role })}>
-                          {assignable.map((r) => (
-                            <option key={r}>{r}</option>
-                          ))}
-                        </select>
-                      ) : (
-                        m.role
-                      )}
-                    </td>
-                    <td>
-                      <Time value={m.createdAt} />
-                    </td>
-                    <td>{mayManage && <ConfirmButton danger label="Remove" question={`${m.email} loses access at once.`} onConfirm={() => remove.mutate(m.userId)} />}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={members.data.members}
+          rowKey={(m) => m.userId}
+          columns={[
+            { header: 'E-mail', cell: (m) => m.email },
+            {
+              header: 'Role',
+              cell: (m) =>
+                mayManage(m) ? (
+                  <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => change.mutate({ userId: m.userId, role: e.target.value as Role })}>
+                    {assignable.map((r) => (
+                      <option key={r}>{r}</option>
+                    ))}
+                  </select>
+                ) : (
+                  m.role
+                ),
+            },
+            { header: 'Since', cell: (m) => <Time value={m.createdAt} /> },
+            { header: 'Remove', cell: (m) => mayManage(m) && <ConfirmButton danger label="Remove" question={`${m.email} loses access at once.`} onConfirm={() => remove.mutate(m.userId)} /> },
+          ]}
+        />
       )}
       <FormError error={change.error ?? remove.error} />
       <h2>Invitations</h2>

@@ -1,13 +1,12 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import { invalidate, unwrap, v1 } from '../api/http';
-import type { components } from '@client/schema';
-import { isAdmin, useRole } from '../api/session';
+import { exportCsv } from '../api/export';
+import { useHasScope } from '../api/session';
+import { fetchTransactionsForExport, useTopUp, useWallet, useWalletTransactions, type WalletTransaction } from '../api/wallet';
+import { DataTable } from '../components/DataTable';
+import { ExportButton } from '../components/ExportButton';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
-import { exportCsv } from '../api/export';
-import { ExportButton } from '../components/ExportButton';
 import { Pager } from '../components/Pager';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
@@ -15,18 +14,13 @@ import { formatCents } from '../format/money';
 import { parseMajorUnits } from '../format/parse-money';
 
 const PAGE_SIZE = 50;
-type Transaction = components['schemas']['WalletTransactionDto'];
 
 export function WalletPage() {
-  const admin = isAdmin(useRole());
+  const mayFund = useHasScope('wallet:write');
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
-  const wallet = useQuery({ queryKey: ['wallet'], queryFn: async () => (await unwrap(await v1.GET('/v1/wallet'))).wallet });
-  const transactions = useQuery({
-    queryKey: ['wallet', 'transactions', page],
-    queryFn: async () => unwrap(await v1.GET('/v1/wallet/transactions', { params: { query: { page, page_size: PAGE_SIZE } } })),
-    placeholderData: keepPreviousData,
-  });
+  const wallet = useWallet();
+  const transactions = useWalletTransactions(page, PAGE_SIZE);
   const returned = params.get('topup');
   const currency = wallet.data?.currency ?? 'USD';
 
@@ -48,7 +42,7 @@ export function WalletPage() {
           </div>
         </dl>
       )}
-      {admin && <TopUpForm currency={currency} />}
+      {mayFund && <TopUpForm currency={currency} />}
       <h2>Transactions</h2>
       <ExportButton
         label="Export CSV"
@@ -56,11 +50,8 @@ export function WalletPage() {
           exportCsv(
             'wallet-transactions.csv',
             ['id', 'created_at', 'kind', 'description', 'available_delta_cents', 'reserved_delta_cents', 'related_type', 'related_id'],
-            (t: Transaction) => [t.id, t.createdAt, t.kind, t.description, t.availableDeltaCents, t.reservedDeltaCents, t.relatedType, t.relatedId],
-            async (p) => {
-              const answer = await unwrap(await v1.GET('/v1/wallet/transactions', { params: { query: { page: p, page_size: 100 } } }));
-              return { items: answer.transactions, total: answer.total };
-            },
+            (t: WalletTransaction) => [t.id, t.createdAt, t.kind, t.description, t.availableDeltaCents, t.reservedDeltaCents, t.relatedType, t.relatedId],
+            fetchTransactionsForExport,
             progress,
           )
         }
@@ -72,32 +63,17 @@ export function WalletPage() {
           <StatusMessage kind="empty">No transactions yet.</StatusMessage>
         ) : (
           <>
-            <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Description</th>
-                    <th scope="col">Available</th>
-                    <th scope="col">Reserved</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {transactions.data.transactions.map((t) => (
-                    <tr key={t.id}>
-                      <td>
-                        <Time value={t.createdAt} />
-                      </td>
-                      <td>{t.kind}</td>
-                      <td>{t.description}</td>
-                      <td>{formatCents(t.availableDeltaCents, currency)}</td>
-                      <td>{formatCents(t.reservedDeltaCents, currency)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              rows={transactions.data.transactions}
+              rowKey={(t) => t.id}
+              columns={[
+                { header: 'When', cell: (t) => <Time value={t.createdAt} /> },
+                { header: 'Kind', cell: (t) => t.kind },
+                { header: 'Description', cell: (t) => t.description },
+                { header: 'Available', cell: (t) => formatCents(t.availableDeltaCents, currency) },
+                { header: 'Reserved', cell: (t) => formatCents(t.reservedDeltaCents, currency) },
+              ]}
+            />
             <Pager page={page} total={transactions.data.total} pageSize={PAGE_SIZE} onPage={(p) => setParams({ page: String(p) })} />
           </>
         ))}
@@ -106,20 +82,9 @@ export function WalletPage() {
 }
 
 function TopUpForm({ currency }: { currency: string }) {
-  const client = useQueryClient();
   const [amount, setAmount] = useState('');
   const [clientError, setClientError] = useState<string | null>(null);
-  const topUp = useMutation({
-    mutationFn: async (amountCents: number) => unwrap(await v1.POST('/v1/topups', { body: { amountCents } })),
-    onSuccess: (answer) => {
-      // Stripe: the browser goes to the payment page and comes back to the wallet.
-      if (answer.checkoutUrl) window.location.assign(answer.checkoutUrl);
-      else {
-        setAmount('');
-        void invalidate(client, 'wallet', 'overview');
-      }
-    },
-  });
+  const topUp = useTopUp(() => setAmount(''));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const cents = parseMajorUnits(amount);

@@ -1,36 +1,26 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { unwrap, v1 } from '../api/http';
-import { mayWrite, useRole } from '../api/session';
-import type { components } from '@client/schema';
+import { useHasScope } from '../api/session';
+import {
+  useCreateEndpoint,
+  useDeliveries,
+  useEndpointActions,
+  useRetryDelivery,
+  useWebhookEndpoints,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEndpoint,
+  type WebhookEventType,
+} from '../api/webhooks';
 import { ConfirmButton } from '../components/Confirm';
+import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { SecretOnce } from '../components/SecretOnce';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 
-type Endpoint = components['schemas']['WebhookEndpointDto'];
-type EventType = Endpoint['events'][number];
-const EVENT_TYPES: EventType[] = [
-  'reward.created',
-  'reward.sent',
-  'reward.opened',
-  'reward.partially_redeemed',
-  'reward.redeemed',
-  'reward.expired',
-  'reward.canceled',
-  'card.issued',
-  'card.failed',
-  'wallet.credited',
-];
-
-/** A rotation keeps the old secret valid this long (the most the API allows), so receivers switch without a gap. */
-const ROTATION_GRACE_SECONDS = 86_400;
-
 export function WebhooksPage() {
-  const writer = mayWrite(useRole());
-  const endpoints = useQuery({ queryKey: ['webhook-endpoints'], queryFn: async () => unwrap(await v1.GET('/v1/webhook-endpoints')) });
+  const writer = useHasScope('webhooks:write');
+  const endpoints = useWebhookEndpoints();
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
 
   return (
@@ -52,15 +42,10 @@ export function WebhooksPage() {
 }
 
 function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
-  const client = useQueryClient();
-  const [events, setEvents] = useState<EventType[]>([]);
-  const create = useMutation({
-    mutationFn: async (body: components['schemas']['CreateWebhookEndpointDto']) => unwrap(await v1.POST('/v1/webhook-endpoints', { body })),
-    onSuccess: (answer) => {
-      onSecret(answer.secret);
-      setEvents([]);
-      void client.invalidateQueries({ queryKey: ['webhook-endpoints'] });
-    },
+  const [events, setEvents] = useState<WebhookEventType[]>([]);
+  const create = useCreateEndpoint((secret) => {
+    onSecret(secret);
+    setEvents([]);
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -75,7 +60,7 @@ function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
       <fieldset>
         <legend>Events</legend>
         <div className="picker">
-          {EVENT_TYPES.map((type) => (
+          {WEBHOOK_EVENT_TYPES.map((type) => (
             <label key={type}>
               <input type="checkbox" checked={events.includes(type)} onChange={(e) => setEvents((now) => (e.target.checked ? [...now, type] : now.filter((t) => t !== type)))} />
               {type}
@@ -92,30 +77,9 @@ function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
   );
 }
 
-function EndpointCard({ endpoint, writer, onSecret }: { endpoint: Endpoint; writer: boolean; onSecret: (secret: string) => void }) {
-  const client = useQueryClient();
+function EndpointCard({ endpoint, writer, onSecret }: { endpoint: WebhookEndpoint; writer: boolean; onSecret: (secret: string) => void }) {
   const [showDeliveries, setShowDeliveries] = useState(false);
-  const path = { params: { path: { id: endpoint.id } } };
-  const refresh = () => client.invalidateQueries({ queryKey: ['webhook-endpoints'] });
-  const toggle = useMutation({
-    mutationFn: async () => unwrap(await v1.PATCH('/v1/webhook-endpoints/{id}', { ...path, body: { active: !endpoint.active } })),
-    onSuccess: refresh,
-  });
-  const rotate = useMutation({
-    mutationFn: async () => unwrap(await v1.POST('/v1/webhook-endpoints/{id}/rotate-secret', { ...path, body: { keepPreviousForSeconds: ROTATION_GRACE_SECONDS } })),
-    onSuccess: (answer) => {
-      onSecret(answer.secret);
-      void refresh();
-    },
-  });
-  const test = useMutation({
-    mutationFn: async () => unwrap(await v1.POST('/v1/webhook-endpoints/{id}/test', path)),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['webhook-deliveries', endpoint.id] }),
-  });
-  const remove = useMutation({
-    mutationFn: async () => unwrap(await v1.DELETE('/v1/webhook-endpoints/{id}', path)),
-    onSuccess: refresh,
-  });
+  const { toggle, rotate, test, remove } = useEndpointActions(endpoint, onSecret);
   return (
     <li>
       <h3>{endpoint.url}</h3>
@@ -153,58 +117,32 @@ function EndpointCard({ endpoint, writer, onSecret }: { endpoint: Endpoint; writ
 }
 
 function Deliveries({ endpointId, writer }: { endpointId: string; writer: boolean }) {
-  const client = useQueryClient();
-  const deliveries = useQuery({
-    queryKey: ['webhook-deliveries', endpointId],
-    queryFn: async () => unwrap(await v1.GET('/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpointId } } })),
-  });
-  const retry = useMutation({
-    mutationFn: async (deliveryId: string) =>
-      unwrap(await v1.POST('/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/retry', { params: { path: { id: endpointId, deliveryId } } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['webhook-deliveries', endpointId] }),
-  });
+  const deliveries = useDeliveries(endpointId);
+  const retry = useRetryDelivery(endpointId);
   if (deliveries.isPending) return <StatusMessage kind="loading">Loading deliveries…</StatusMessage>;
   if (deliveries.isError) return <StatusMessage kind="error">{deliveries.error.message}</StatusMessage>;
   if (deliveries.data.deliveries.length === 0) return <StatusMessage kind="empty">No deliveries yet.</StatusMessage>;
   return (
-    <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
-      <table>
-        <caption>Deliveries</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Response</th>
-            <th scope="col">Last attempt</th>
-            <th scope="col">Next attempt</th>
-            {writer && <th scope="col">Retry</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.data.deliveries.map((d) => (
-            <tr key={d.id}>
-              <td>{d.eventType}</td>
-              <td>{d.status}</td>
-              <td>{d.attempts}</td>
-              <td>{d.responseStatus ?? d.lastError ?? '—'}</td>
-              <td>
-                <Time value={d.lastAttemptAt} />
-              </td>
-              <td>
-                <Time value={d.nextAttemptAt} />
-              </td>
-              {writer && (
-                <td>
-                  <button type="button" onClick={() => retry.mutate(d.id)} disabled={retry.isPending || d.status === 'SUCCEEDED'}>
-                    Retry
-                  </button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      rows={deliveries.data.deliveries}
+      rowKey={(d) => d.id}
+      caption="Deliveries"
+      columns={[
+        { header: 'Event', cell: (d) => d.eventType },
+        { header: 'Status', cell: (d) => d.status },
+        { header: 'Attempts', cell: (d) => d.attempts },
+        { header: 'Response', cell: (d) => d.responseStatus ?? d.lastError ?? '—' },
+        { header: 'Last attempt', cell: (d) => <Time value={d.lastAttemptAt} /> },
+        { header: 'Next attempt', cell: (d) => <Time value={d.nextAttemptAt} /> },
+        writer && {
+          header: 'Retry',
+          cell: (d) => (
+            <button type="button" onClick={() => retry.mutate(d.id)} disabled={retry.isPending || d.status === 'SUCCEEDED'}>
+              Retry
+            </button>
+          ),
+        },
+      ]}
+    />
   );
 }

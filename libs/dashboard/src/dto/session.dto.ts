@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { ROLES, Role } from '@app/auth';
+import { ALL_SCOPES, ROLES, Role, Scope } from '@app/auth';
 import { NoControlCharacters } from '@app/core';
 
 export class SignInDto {
@@ -51,6 +51,10 @@ export class SessionDto {
   /** The account `/v1` requests made with the session act on; null when the user has none. */
   @ApiProperty({ type: String, nullable: true })
   currentAccountId: string | null;
+
+  /** What the session may do on the current account (its role's scopes, which every call is checked against); empty without one. */
+  @ApiProperty({ enum: ALL_SCOPES, isArray: true })
+  scopes: Scope[];
 
   /** Send it as `X-CSRF-Token` on every POST, PATCH, PUT and DELETE made with the session cookie. */
   csrfToken: string;

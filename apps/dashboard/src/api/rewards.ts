@@ -1,0 +1,109 @@
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import type { components } from '@client/schema';
+import { rewardStatuses } from 'virtual:contract-enums';
+import type { BulkReward } from '../format/bulk-rows';
+import { unwrap, v1 } from './http';
+import { useMoneyMoved } from './money-moved';
+import { queryKeys } from './query-keys';
+
+export type Reward = components['schemas']['RewardDto'];
+export type CreateReward = components['schemas']['CreateRewardDto'];
+export type RewardStatus = (typeof rewardStatuses)[number];
+/** The statuses the list filters by, as openapi.yaml lists them. */
+export const REWARD_STATUSES = rewardStatuses;
+
+/** A rewards list page's filters; `status` and `externalId` are left out when not set. */
+export interface RewardFilters {
+  page: number;
+  pageSize: number;
+  status?: RewardStatus;
+  externalId?: string;
+}
+
+async function rewardsPage({ page, pageSize, status, externalId }: RewardFilters) {
+  return unwrap(await v1.GET('/v1/rewards', { params: { query: { page, page_size: pageSize, status, external_id: externalId } } }));
+}
+
+/** One page of rewards; the previous page stays on screen while the next loads. */
+export function useRewards(filters: RewardFilters, options: { keepPrevious?: boolean } = {}) {
+  return useQuery({
+    queryKey: queryKeys.rewards.list(filters),
+    queryFn: () => rewardsPage(filters),
+    placeholderData: options.keepPrevious ? keepPreviousData : undefined,
+  });
+}
+
+/** One page of an export (100 rows), with the list's filters. */
+export async function fetchRewardsForExport(page: number, filters: Pick<RewardFilters, 'status' | 'externalId'>) {
+  const answer = await rewardsPage({ ...filters, page, pageSize: 100 });
+  return { items: answer.rewards, total: answer.total };
+}
+
+export function useReward(id: string) {
+  return useQuery({
+    queryKey: queryKeys.rewards.detail(id),
+    queryFn: async () => unwrap(await v1.GET('/v1/rewards/{id}', { params: { path: { id } } })),
+  });
+}
+
+/**
+ * The reward's one redemption link (the create response's, the one every e-mail carries): the API
+ * gives it back only with rewards:write, so it is read only when `enabled`.
+ */
+export function useRewardLink(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.rewardLink(id),
+    enabled,
+    queryFn: async () => {
+      const full = await unwrap(await v1.GET('/v1/rewards/{id}', { params: { path: { id }, query: { include_credentials: true } } }));
+      return full.redemptionUrl ?? null;
+    },
+  });
+}
+
+/** Sends one reward under `idempotencyKey` (one per form submission: a double click sends once). */
+export function useSendReward(idempotencyKey: string, onSent: () => void) {
+  const moneyMoved = useMoneyMoved();
+  return useMutation({
+    mutationFn: async (body: CreateReward) => {
+      const answer = await unwrap(await v1.POST('/v1/rewards', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }));
+      // Without dry_run the answer is always the created (or replayed) reward.
+      if (!('reward' in answer)) throw new Error('The service answered a dry run to a real send.');
+      return answer;
+    },
+    onSuccess: () => {
+      onSent();
+      void moneyMoved();
+    },
+  });
+}
+
+/**
+ * One chunk of a bulk send (up to 500 rewards). A dry run checks every row, funds included, and
+ * moves nothing; a real one carries `idempotencyKey`, so sending again after a lost answer replays.
+ * The caller announces `moneyMoved` once the whole file is sent.
+ */
+export async function sendBulkChunk(rewards: BulkReward[], dryRun: boolean, idempotencyKey: string) {
+  return unwrap(
+    await v1.POST('/v1/rewards/bulk', {
+      body: { rewards },
+      params: { query: { dry_run: dryRun }, header: dryRun ? {} : { 'Idempotency-Key': idempotencyKey } },
+    }),
+  );
+}
+
+export function useCancelReward(id: string) {
+  const moneyMoved = useMoneyMoved();
+  return useMutation({
+    mutationFn: async () => unwrap(await v1.POST('/v1/rewards/{id}/cancel', { params: { path: { id } } })),
+    onSuccess: moneyMoved,
+  });
+}
+
+export function useResendReward(id: string) {
+  const moneyMoved = useMoneyMoved();
+  return useMutation({
+    mutationFn: async () => unwrap(await v1.POST('/v1/rewards/{id}/resend', { params: { path: { id } } })),
+    onSuccess: moneyMoved,
+  });
+}
