@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { recordEvent } from '@app/core';
 import { MAX_SOCKETS_PER_ENDPOINT, WebhookDeliverer, WebhookDeliveriesService } from '@app/webhooks';
+import { DeliveryLeases } from '../../libs/webhooks/src/delivery/delivery-leases';
 import { eventually } from '../support/processes';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -99,8 +100,8 @@ describe('webhook delivery in batches', () => {
       );
     }
     // The dying worker: it claims the batch, then sends nothing and records nothing.
-    const claimed = await worker.app.get(WebhookDeliverer).claim(endpointId, 10);
-    expect(claimed.sendable.map((d) => d.id).sort()).toEqual(ids);
+    const claimed = await worker.app.get(DeliveryLeases).claim(endpointId, 10);
+    expect(claimed.map((d) => d.id).sort()).toEqual(ids);
     const leased = (await db.query(`SELECT attempts, (leased_until IS NOT NULL AND next_attempt_at > clock_timestamp() + interval '5 seconds') AS leased FROM webhook_deliveries WHERE endpoint_id = $1`, [endpointId])) as { attempts: number; leased: boolean }[];
     expect(leased.every((d) => d.attempts === 1 && d.leased)).toBe(true);
 
@@ -110,7 +111,7 @@ describe('webhook delivery in batches', () => {
     expect(receiver.at('/crashed')).toHaveLength(0);
 
     // The lease runs out (moved into the past here rather than waited for): the sweep finds them.
-    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp() - interval '1 minute' WHERE endpoint_id = $1`, [endpointId]);
+    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp() - interval '1 minute', leased_until = clock_timestamp() - interval '1 minute' WHERE endpoint_id = $1`, [endpointId]);
     await eventually(async () => receiver.at('/crashed').length >= ids.length, 20_000);
     const rows = await eventually(async () => {
       const list = (await db.query(`SELECT id, status, attempts FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY id`, [endpointId])) as { id: string; status: string; attempts: number }[];

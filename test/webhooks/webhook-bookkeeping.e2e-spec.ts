@@ -1,5 +1,8 @@
 import { DataSource } from 'typeorm';
-import { WEBHOOK_BOOKKEEPING_DB, WebhookDeliverer, WebhookRelay } from '@app/webhooks';
+import { WEBHOOK_BOOKKEEPING_DB, WebhookRelay } from '@app/webhooks';
+import { AttemptRecorder } from '../../libs/webhooks/src/delivery/attempt-recorder';
+import { DeliveryLeases } from '../../libs/webhooks/src/delivery/delivery-leases';
+import { DeliverySweep } from '../../libs/webhooks/src/delivery/delivery-sweep';
 import { isolatedDatabase, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /**
@@ -26,9 +29,10 @@ describe('webhook bookkeeping connections', () => {
     expect(await synchronousCommit(worker.app.get<DataSource>(WEBHOOK_BOOKKEEPING_DB))).toBe('off');
     expect(await synchronousCommit(worker.app.get(DataSource))).toBe('on');
     expect(await synchronousCommit(t.app.get(DataSource))).toBe('on');
-    // The relay (fan-out) and the deliverer (claims) write through those connections.
+    // The relay (fan-out), the claims and lease renewals, the recorder and the sweep use those connections.
     const bookkeeping = worker.app.get<DataSource>(WEBHOOK_BOOKKEEPING_DB);
-    expect((worker.app.get(WebhookRelay) as unknown as { dataSource: DataSource }).dataSource).toBe(bookkeeping);
-    expect((worker.app.get(WebhookDeliverer) as unknown as { dataSource: DataSource }).dataSource).toBe(bookkeeping);
+    for (const part of [WebhookRelay, DeliveryLeases, AttemptRecorder, DeliverySweep]) {
+      expect((worker.app.get(part) as unknown as { dataSource: DataSource }).dataSource).toBe(bookkeeping);
+    }
   });
 });

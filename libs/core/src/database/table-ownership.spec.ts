@@ -100,6 +100,8 @@ function entities(all: Source[]): Map<string, { table: string; path: string; lib
 
 const SQL_WRITE = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+(?:ONLY\s+)?(?:public\.)?([a-z_]+)\b/g;
 const STATEMENT_INSERT = /\binsertRows\(\s*[^,]+,\s*['"`]([a-z_]+)['"`]/g;
+/** A RowLease writes its table (take, renew, release): it is declared by the table's owner. */
+const ROW_LEASE = /\bnew RowLease\(\s*\{[^}]*?\btable:\s*['"`]([a-z_]+)['"`]/g;
 const TYPEORM_WRITE = /\.(?:insert|update|delete|save|upsert|remove|softDelete|restore|increment|decrement|into)\(\s*(\w+Entity)\b/g;
 
 /** Each write of a table by a lib that does not own it, as `file:line table (owner)`. */
@@ -115,6 +117,7 @@ export function foreignWrites(all: Source[], owners: Record<string, string>): st
     };
     for (const match of source.text.matchAll(SQL_WRITE)) report(match.index!, match[1], 'writes');
     for (const match of source.text.matchAll(STATEMENT_INSERT)) report(match.index!, match[1], 'inserts into');
+    for (const match of source.text.matchAll(ROW_LEASE)) report(match.index!, match[1], 'leases rows of');
     for (const match of source.text.matchAll(TYPEORM_WRITE)) {
       const entity = classes.get(match[1]);
       if (entity) report(match.index!, entity.table, `writes (${match[1]})`);
@@ -187,9 +190,10 @@ describe('table ownership', () => {
       fake('dashboard', 'q(`TRUNCATE audit_log`)'),
       fake('dashboard', "statement.insertRows('x', 'wallets', rows)"),
       fake('dashboard', 'await manager.update(UserEntity, { id }, {})'),
+      fake('dashboard', "const LEASE = new RowLease({\n  table: 'mail_jobs',\n  alias: 'm',\n})"),
       fake('auth', 'q(`UPDATE sessions SET a = 1`)'),
     ];
-    expect(foreignWrites([entity, ...writers], OWNERS)).toHaveLength(6);
+    expect(foreignWrites([entity, ...writers], OWNERS)).toHaveLength(7);
     const importers = [
       fake('dashboard', "import { UserEntity } from '@app/account';"),
       fake('dashboard', "import { X } from '@app/account/entities/user.entity';"),

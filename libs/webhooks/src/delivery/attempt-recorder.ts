@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DeliveryScheduler } from './delivery-scheduler';
+import { DELIVERY_LEASE } from './delivery-leases';
 import { WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
 
 /** The result of one attempt and what comes next for its delivery. */
@@ -27,6 +28,13 @@ const MAX_RECORD_BATCH = 500;
 export const GONE_REASON = 'The receiver answered 410 Gone; reactivate the endpoint to resume deliveries.';
 
 /**
+ * What the recorder calls with an endpoint whose backed-off deliveries it has just made due (a
+ * recovery, see bringForward): the deliverer sends them now, at the endpoint's connection limit.
+ */
+export const BACKLOG_DUE = Symbol('BACKLOG_DUE');
+export type BacklogDue = (endpointId: string) => void;
+
+/**
  * Writes finished attempts in groups: the attempts that finish while a write is under way are
  * written together by the next one, in a single statement (attempt rows, delivery state, and the
  * pause of endpoints that answered 410). Then it enqueues the retries. A group that fails to write
@@ -44,13 +52,12 @@ export class AttemptRecorder {
   private readonly logger = new Logger(AttemptRecorder.name);
   private buffer: { record: AttemptRecord; done: () => void }[] = [];
   private flushing: Promise<void> | null = null;
-  /** Called with an endpoint whose backlog was just brought forward (the deliverer sends it). */
-  onBroughtForward: (endpointId: string) => void = () => undefined;
 
   constructor(
     // The bookkeeping connections: commits that do not wait for the disk (webhook-bookkeeping.ts).
     @Inject(WEBHOOK_BOOKKEEPING_DB) private readonly dataSource: DataSource,
     private readonly scheduler: DeliveryScheduler,
+    @Inject(BACKLOG_DUE) private readonly backlogDue: BacklogDue,
   ) {}
 
   /** Resolves once the attempt is written (or could not be) and its retry, if any, is enqueued. Never rejects. */
@@ -92,11 +99,21 @@ export class AttemptRecorder {
   }
 
   private async write(records: AttemptRecord[]): Promise<void> {
+    const { text, params } = this.writeStatement(records);
+    await this.dataSource.query(text, params);
+  }
+
+  /**
+   * The one statement that records a group of attempts: the failed ones' attempt rows, each
+   * delivery's new state (ending its lease), the failing flag of the endpoints to retry and the pause
+   * of those that answered 410.
+   */
+  writeStatement(records: AttemptRecord[]): { text: string; params: unknown[] } {
     const gone = [...new Set(records.filter((r) => r.gone).map((r) => r.endpointId))];
     // Not the paused ones: one statement must not update an endpoint row twice.
     const failing = [...new Set(records.filter((r) => r.nextAttemptAt && !gone.includes(r.endpointId)).map((r) => r.endpointId))];
-    await this.dataSource.query(
-      `WITH u AS (
+    return {
+      text: `WITH u AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::boolean[], $6::int[], $7::text[], $8::text[], $9::timestamptz[], $12::timestamptz[])
            AS u(delivery_id, attempt, started_at, duration_ms, succeeded, response_status, error, status, next_attempt_at, retry_not_before)
        ), attempts AS (
@@ -108,20 +125,20 @@ export class AttemptRecorder {
          ON CONFLICT (delivery_id, attempt) DO NOTHING
        ), deliveries AS (
          -- Only while the delivery is still at this attempt (a later claim, after the lease ran out, owns it otherwise).
-         -- The lease ends here (leased_until NULL): from now on next_attempt_at is a back-off, which a recovery may bring forward.
+         -- The lease ends here: from now on next_attempt_at is a back-off, which a recovery may bring forward.
          UPDATE webhook_deliveries d
             SET status = u.status, response_status = u.response_status, last_error = u.error, next_attempt_at = u.next_attempt_at,
-                leased_until = NULL, retry_not_before = u.retry_not_before, last_attempt_at = u.started_at,
+                ${DELIVERY_LEASE.end}, retry_not_before = u.retry_not_before, last_attempt_at = u.started_at,
                 last_attempt_duration_ms = CASE WHEN u.succeeded THEN u.duration_ms END
            FROM u
-          WHERE d.id = u.delivery_id AND d.attempts = u.attempt
+          WHERE d.id = u.delivery_id AND ${DELIVERY_LEASE.atAttempt('d', 'u.attempt')}
        ), failing AS (
          -- Every such row is updated (not only those whose flag this statement's snapshot shows unset), so the update
          -- waits for a recovery that holds the row and then sets the flag it has just cleared (see bringForward).
          UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, clock_timestamp()) WHERE id = ANY($13::text[])
        )
        UPDATE webhook_endpoints SET active = false, paused_reason = $11, updated_at = clock_timestamp() WHERE id = ANY($10::text[])`,
-      [
+      params: [
         records.map((r) => r.deliveryId),
         records.map((r) => r.attempt),
         records.map((r) => r.startedAt),
@@ -136,7 +153,7 @@ export class AttemptRecorder {
         records.map((r) => r.retryNotBefore),
         failing,
       ],
-    );
+    };
   }
 
   /**
@@ -185,7 +202,7 @@ export class AttemptRecorder {
     const endpoints = [...new Set(brought.map((row) => row.endpoint_id))];
     for (const endpointId of endpoints) {
       this.logger.log({ endpointId, deliveries: brought.filter((row) => row.endpoint_id === endpointId).length }, 'webhook endpoint recovered; backlog brought forward');
-      this.onBroughtForward(endpointId);
+      this.backlogDue(endpointId);
     }
   }
 

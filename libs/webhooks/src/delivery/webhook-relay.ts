@@ -1,7 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { markEventsDispatched, newId } from '@app/core';
-import { ClaimedDelivery, DELIVERY_LEASE_MS, WebhookDeliverer } from './webhook-deliverer';
+import { ClaimedDelivery, DELIVERY_LEASE } from './delivery-leases';
+import { WebhookDeliverer } from './webhook-deliverer';
 import { WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
 import { lockAccountsForFanOut } from './endpoint-change-lock';
 
@@ -13,9 +14,6 @@ const BATCH_SIZE = 100;
  * made all sends of all merchants commit one at a time. Sends in this process wake the relay at once.
  */
 const POLL_INTERVAL_MS = 100;
-const SWEEP_INTERVAL_MS = 5_000;
-/** A due delivery older than this with no attempt under way has lost its job. */
-const SWEEP_GRACE_SECONDS = 10;
 
 type DeliveryState = 'leased' | 'due' | 'parked';
 
@@ -46,12 +44,13 @@ interface OutboxRow {
  * created leased to this process's deliverer (attempt 1 under way), as many as it has free
  * connections for, and handed to it after the commit: no claim, no second write before the attempt.
  * The rest are created due and the deliverer is kicked to claim them. If the process dies in
- * between, the sweep of any worker finds the due deliveries, and the expired leases, and sends them.
+ * between, the sweep of any worker (delivery-sweep.ts) finds the due deliveries, and the expired
+ * leases, and sends them.
  */
 @Injectable()
 export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookRelay.name);
-  private timers: NodeJS.Timeout[] = [];
+  private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private rerun = false;
   private stopped = false;
@@ -63,15 +62,14 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.timers.push(setInterval(() => void this.poll(), POLL_INTERVAL_MS));
-    this.timers.push(setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS));
+    this.timer = setInterval(() => void this.poll(), POLL_INTERVAL_MS);
     this.wake();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    this.timers.forEach(clearInterval);
-    this.timers = [];
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
     await this.running;
   }
 
@@ -194,15 +192,15 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
           created = (await manager.query(
             `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_id, event_type, payload, next_attempt_at, attempts, last_attempt_at, leased_until)
              SELECT u.id, u.endpoint_id, u.account_id, u.event_id, u.event_type, u.payload::json,
-                    CASE u.state WHEN 'parked' THEN NULL WHEN 'due' THEN clock_timestamp() ELSE clock_timestamp() + make_interval(secs => $8::double precision / 1000) END,
+                    CASE u.state WHEN 'parked' THEN NULL WHEN 'due' THEN clock_timestamp() ELSE ${DELIVERY_LEASE.endsAt()} END,
                     CASE u.state WHEN 'leased' THEN 1 ELSE 0 END,
                     CASE u.state WHEN 'leased' THEN clock_timestamp() END,
-                    CASE u.state WHEN 'leased' THEN clock_timestamp() + make_interval(secs => $8::double precision / 1000) END
+                    CASE u.state WHEN 'leased' THEN ${DELIVERY_LEASE.endsAt()} END
                FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
                     AS u(id, endpoint_id, account_id, event_id, event_type, payload, state)
              ON CONFLICT (endpoint_id, event_id) DO NOTHING
              RETURNING id, endpoint_id, CASE WHEN leased_until IS NOT NULL THEN 'leased' WHEN next_attempt_at IS NOT NULL THEN 'due' ELSE 'parked' END AS state`,
-            [rows.id, rows.endpoint, rows.account, rows.event, rows.type, rows.payload, rows.state, DELIVERY_LEASE_MS],
+            [rows.id, rows.endpoint, rows.account, rows.event, rows.type, rows.payload, rows.state],
           )) as { id: string; endpoint_id: string; state: DeliveryState }[];
         }
         await markEventsDispatched(manager, events.map((e) => e.id));
@@ -237,28 +235,6 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
       for (const [endpointId, count] of reserved) {
         this.deliverer.adopt(endpointId, count, leased.filter((d) => d.endpoint_id === endpointId), leasedAt);
       }
-    }
-  }
-
-  /**
-   * Sends the due deliveries that nothing is sending: their job was lost (a crash after the commit,
-   * a Redis hiccup), or the worker that claimed them died and their lease ran out.
-   */
-  async sweep(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      const due = (await this.dataSource.query(
-        // Not paused endpoints: their deliveries wait for the resume, which sends them itself.
-        `SELECT e.id FROM webhook_endpoints e
-          WHERE e.active AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                         WHERE d.endpoint_id = e.id AND d.status = 'PENDING' AND d.next_attempt_at <= clock_timestamp()
-                           -- An expired lease (its worker stopped renewing it: dead) at once; any other due delivery after a grace.
-                           AND (d.leased_until IS NOT NULL OR d.next_attempt_at <= clock_timestamp() - make_interval(secs => $1)))`,
-        [SWEEP_GRACE_SECONDS],
-      )) as { id: string }[];
-      for (const { id } of due) void this.deliverer.kick(id);
-    } catch (error) {
-      this.logger.error({ err: error }, 'webhook sweep failed');
     }
   }
 }
