@@ -1,6 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { RedisClient, rateLimitFallbacks } from '@app/core';
+import { Counter } from 'prom-client';
+import { metricsRegistry, RedisClient } from '@app/core';
+
+/** docs/operations.md, Metrics. */
+export const rateLimitFallbacks = new Counter({
+  name: 'rate_limit_fallback_total',
+  help: 'Rate-limit decisions taken by this process alone (in-process counters) because Redis could not be reached.',
+  registers: [metricsRegistry],
+});
 
 export interface RateLimitState {
   allowed: boolean;

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AttemptRecorder } from './delivery/attempt-recorder';
 import { WebhookDeliveryQueueModule } from './delivery/webhook-delivery-queue.module';
 import { WebhookDeliverer } from './delivery/webhook-deliverer';
+import { WebhookMetrics } from './delivery/webhook-metrics';
 import { WebhookDeliveryProcessor } from './delivery/webhook-delivery.processor';
 import { WebhookHttpClient } from './delivery/webhook-http-client';
 import { WebhookRelay } from './delivery/webhook-relay';
@@ -18,6 +19,7 @@ import { WebhookTargetGuard } from './targets/webhook-target-guard';
     AttemptRecorder,
     WebhookDeliveryProcessor,
     WebhookHttpClient,
+    WebhookMetrics,
     WebhookTargetGuard,
     { provide: WEBHOOK_DNS_RESOLVER, useClass: SystemDnsResolver },
     ...webhookBookkeepingProviders,

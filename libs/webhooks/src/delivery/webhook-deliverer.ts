@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig, KeyRing, webhookDeliveryAttempts, webhookDeliveryLag } from '@app/core';
+import { APP_CONFIG, AppConfig, KeyRing } from '@app/core';
 import { AttemptRecord, AttemptRecorder } from './attempt-recorder';
 import { ConnectionSlots } from './connection-slots';
 import { HttpOutcome, MAX_SOCKETS_PER_ENDPOINT, WEBHOOK_USER_AGENT, WebhookHttpClient } from './webhook-http-client';
@@ -8,6 +8,7 @@ import { parseRetryAfter, retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './webhook-signer';
 import { TargetResult, WebhookTargetGuard } from '../targets/webhook-target-guard';
 import { WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
+import { webhookDeliveryAttempts, webhookDeliveryLag } from './webhook-metrics';
 import { openWebhookSecret } from '../webhook-secrets';
 
 /**
