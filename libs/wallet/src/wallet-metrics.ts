@@ -1,7 +1,7 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { metricsRegistry, registerMetricsSampler } from '@app/core';
+import { metricsRegistry, SampledMetrics } from '@app/core';
 
 /** Sampled at each scrape from the wallets (docs/operations.md, Metrics). */
 export const walletReservedCents = new Gauge({
@@ -20,20 +20,14 @@ export const walletsWithHolds = new Gauge({
 
 /** Samples the wallets' holds for the metrics at each scrape, in one query. */
 @Injectable()
-export class WalletMetrics implements OnModuleInit, OnModuleDestroy {
-  private unregister?: () => void;
+export class WalletMetrics extends SampledMetrics {
+  protected readonly samplerName = 'wallet';
 
-  constructor(private readonly dataSource: DataSource) {}
-
-  onModuleInit(): void {
-    this.unregister = registerMetricsSampler('wallet', () => this.sample());
+  constructor(private readonly dataSource: DataSource) {
+    super();
   }
 
-  onModuleDestroy(): void {
-    this.unregister?.();
-  }
-
-  private async sample(): Promise<void> {
+  protected async sample(): Promise<void> {
     const rows: { currency: string; reserved: number; holding: number }[] = await this.dataSource.query(
       `SELECT currency, COALESCE(SUM(reserved_cents), 0)::float8 AS reserved, COUNT(*) FILTER (WHERE reserved_cents > 0)::int AS holding
          FROM wallets GROUP BY currency`,

@@ -1,5 +1,5 @@
 import { getQueueToken } from '@nestjs/bull';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, Queue } from 'bull';
 import { createServer, Server } from 'node:http';
@@ -16,20 +16,35 @@ const QUEUES = [CARD_ISSUANCE_QUEUE, MAIL_QUEUE, WEBHOOK_DELIVERY_QUEUE];
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
 /** Refreshes a domain's sampled metrics (e.g. wallet holds) at a scrape, in one round trip. */
-export type MetricsSampler = () => Promise<void>;
+type Sampler = () => Promise<void>;
 
 /** The domains' samplers of this process by name (tests start several apps in one process; the last one wins). */
-const samplers = new Map<string, MetricsSampler>();
+const samplers = new Map<string, Sampler>();
 
 /**
- * A domain's sampled metrics, refreshed with the others at each scrape (its module registers them
- * when it starts). Returns the unregistration, which leaves a later registration of the name alone.
+ * A domain's metrics sampled at each scrape (e.g. from its tables), as a provider of its module:
+ * registered with the collector's samplers while the module runs, so libs/core runs no domain SQL.
  */
-export function registerMetricsSampler(name: string, sampler: MetricsSampler): () => void {
-  samplers.set(name, sampler);
-  return () => {
-    if (samplers.get(name) === sampler) samplers.delete(name);
-  };
+export abstract class SampledMetrics implements OnModuleInit, OnModuleDestroy {
+  private unregister?: () => void;
+
+  /** One name per domain: of two registrations of a name (two apps in one test process) the later serves. */
+  protected abstract readonly samplerName: string;
+
+  /** Sets the domain's gauges; a failure leaves them as they were and is logged by the collector. */
+  protected abstract sample(): Promise<void>;
+
+  onModuleInit(): void {
+    const sampler: Sampler = () => this.sample();
+    samplers.set(this.samplerName, sampler);
+    this.unregister = () => {
+      if (samplers.get(this.samplerName) === sampler) samplers.delete(this.samplerName);
+    };
+  }
+
+  onModuleDestroy(): void {
+    this.unregister?.();
+  }
 }
 
 /**

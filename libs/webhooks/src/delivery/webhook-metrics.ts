@@ -1,7 +1,7 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { metricsRegistry, registerMetricsSampler } from '@app/core';
+import { metricsRegistry, SampledMetrics } from '@app/core';
 
 // The webhook deliveries' metrics (docs/operations.md, Metrics).
 
@@ -28,20 +28,14 @@ export const webhookOldestPendingAge = new Gauge({
 
 /** Samples the age of the oldest pending delivery at each scrape, in one query; on the API and the worker side alike. */
 @Injectable()
-export class WebhookMetrics implements OnModuleInit, OnModuleDestroy {
-  private unregister?: () => void;
+export class WebhookMetrics extends SampledMetrics {
+  protected readonly samplerName = 'webhooks';
 
-  constructor(private readonly dataSource: DataSource) {}
-
-  onModuleInit(): void {
-    this.unregister = registerMetricsSampler('webhooks', () => this.sample());
+  constructor(private readonly dataSource: DataSource) {
+    super();
   }
 
-  onModuleDestroy(): void {
-    this.unregister?.();
-  }
-
-  private async sample(): Promise<void> {
+  protected async sample(): Promise<void> {
     const [row]: { age: number }[] = await this.dataSource.query(
       // Paused endpoints keep their deliveries pending on purpose: they would only make the age grow.
       `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - MIN(d.created_at)), 0)::float8 AS age
