@@ -1,6 +1,5 @@
 import { DataSource, QueryRunner } from 'typeorm';
-import { loadConfig, OWNER_ROLE, prepareInfrastructure, RUNTIME_ROLE } from '@app/core';
-import { MIGRATIONS } from '../../libs/core/src/database/migrations';
+import { OWNER_ROLE, RUNTIME_ROLE } from '@app/core';
 import { adminDataSource } from '../support/database-admin';
 import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { fund } from '../support/rewards';
@@ -162,37 +161,6 @@ describe('database roles', () => {
       }
     }
     expect(await snapshot()).toEqual(before);
-  });
-
-  it('a database migrated as the superuser (not as the owner role) is handed to the owner role at the next start', async () => {
-    const name = `${new URL(database.url).pathname.slice(1)}_old`;
-    const url = new URL(database.url);
-    url.pathname = `/${name}`;
-    await superuser.query(`CREATE DATABASE "${name}"`);
-    try {
-      const old = await new DataSource({ type: 'postgres', url: url.toString(), migrations: MIGRATIONS, migrationsTableName: 'schema_migrations' }).initialize();
-      await old.runMigrations({ transaction: 'each' });
-      const owners = () =>
-        old.query(
-          `SELECT DISTINCT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'S')
-           UNION SELECT DISTINCT pg_get_userbyid(proowner) FROM pg_proc WHERE pronamespace = 'public'::regnamespace`,
-        );
-      try {
-        expect(await owners()).toEqual([{ owner: 'postgres' }]);
-        await prepareInfrastructure(loadConfig({ ...process.env, DATABASE_URL: url.toString() }));
-        expect(await owners()).toEqual([{ owner: OWNER_ROLE }]);
-        const [privileges] = await old.query(
-          `SELECT has_table_privilege($1, 'audit_log', 'INSERT') AS insert, has_table_privilege($1, 'audit_log', 'UPDATE') AS update,
-                  has_table_privilege($1, 'wallet_transactions', 'DELETE') AS delete, has_table_privilege($1, 'rewards', 'UPDATE') AS rewards`,
-          [RUNTIME_ROLE],
-        );
-        expect(privileges).toEqual({ insert: true, update: false, delete: false, rewards: true });
-      } finally {
-        await old.destroy();
-      }
-    } finally {
-      await superuser.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    }
   });
 
   it('deleting an account (an operator, as the owner role) still takes its entries and its ledger with it', async () => {

@@ -1,7 +1,6 @@
-import { PinoLogger } from 'nestjs-pino';
-import { symbols } from 'pino';
 import { choiceReward, fund } from '../support/rewards';
 import { adminDataSource } from '../support/database-admin';
+import { captureLogLines } from '../support/log-capture';
 import { isolatedDatabase, seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -11,7 +10,8 @@ import { isolatedDatabase, seedMerchant, SeededMerchant, startTestApp, TestApp }
 describe('log redaction of failed database statements', () => {
   let t: TestApp;
   let merchant: SeededMerchant;
-  let logged: string[];
+  // Every line the app's logger writes, at the level operators run with.
+  const captured = captureLogLines();
 
   beforeAll(async () => {
     // A database of its own: the triggers below refuse every new reward and webhook endpoint.
@@ -32,17 +32,6 @@ describe('log redaction of failed database statements', () => {
   });
   afterAll(() => t.close());
 
-  beforeEach(() => {
-    // Every line the app's logger writes, at the level operators run with.
-    const stream = (PinoLogger.root as unknown as Record<symbol, { write(line: string): boolean }>)[symbols.streamSym];
-    logged = [];
-    jest.spyOn(stream, 'write').mockImplementation((line: string) => {
-      logged.push(String(line));
-      return true;
-    });
-  });
-  afterEach(() => jest.restoreAllMocks());
-
   it('a reward whose insert fails logs code, constraint and table, never the recipient, names or message', async () => {
     const res = await t.api.as(merchant.key).post(
       '/v1/rewards',
@@ -53,7 +42,7 @@ describe('log redaction of failed database statements', () => {
       }),
     );
     expect(res.status).toBe(500);
-    const log = logged.join('');
+    const log = captured.lines.join('');
     expect(log).toContain('"code":"23514"');
     expect(log).toContain('"constraint":"test_refusal"');
     expect(log).toContain('"table":"rewards"');
@@ -66,7 +55,7 @@ describe('log redaction of failed database statements', () => {
   it('a webhook endpoint whose insert fails logs nothing of its secret', async () => {
     const res = await t.api.as(merchant.key).post('/v1/webhook-endpoints', { url: 'https://example.com/private-hook', events: [] });
     expect(res.status).toBe(500);
-    const log = logged.join('');
+    const log = captured.lines.join('');
     expect(log).toContain('"table":"webhook_endpoints"');
     expect(log).not.toMatch(/whsec_|"parameters"|INSERT INTO/);
   });

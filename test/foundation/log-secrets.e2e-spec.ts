@@ -1,9 +1,8 @@
-import { PinoLogger } from 'nestjs-pino';
-import { symbols } from 'pino';
 import { addMember, signedIn } from '../support/dashboard';
 import { DashboardClient } from '../support/dashboard-client';
 import { RecipientClient, tokenOf } from '../support/redemption';
 import { choiceReward, fund } from '../support/rewards';
+import { captureLogLines } from '../support/log-capture';
 import { SmtpSink } from '../support/smtp-sink';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
@@ -16,7 +15,7 @@ describe('request log: secrets in paths and query strings', () => {
   const smtp = new SmtpSink();
   let t: TestApp;
   let m: SeededMerchant;
-  let logged: string[];
+  const log = captureLogLines();
 
   beforeAll(async () => {
     // `info`: the level operators run with, where every request gets its line.
@@ -29,20 +28,10 @@ describe('request log: secrets in paths and query strings', () => {
     await smtp.stop();
   });
 
-  beforeEach(() => {
-    const stream = (PinoLogger.root as unknown as Record<symbol, { write(line: string): boolean }>)[symbols.streamSym];
-    logged = [];
-    jest.spyOn(stream, 'write').mockImplementation((line: string) => {
-      logged.push(String(line));
-      return true;
-    });
-  });
-  afterEach(() => jest.restoreAllMocks());
-
   /** The URLs of the request lines written so far (pino-http writes each when its response is finished). */
   async function requestLines(): Promise<{ method: string; url: string; status: number }[]> {
     await new Promise((resolve) => setImmediate(resolve));
-    return logged
+    return log.lines
       .map((line) => JSON.parse(line) as { req?: { method: string; url: string }; res?: { statusCode: number } })
       .filter((entry) => entry.req && entry.res)
       .map((entry) => ({ method: entry.req!.method, url: entry.req!.url, status: entry.res!.statusCode }));
@@ -67,7 +56,7 @@ describe('request log: secrets in paths and query strings', () => {
     expect((await visitor.post(`/dashboard/api/invitations/${token}/accept`, { password: 'a very private passphrase' })).status).toBe(201);
 
     const lines = await requestLines();
-    expect(logged.join('')).not.toContain(token);
+    expect(log.lines.join('')).not.toContain(token);
     expect(lines.map((line) => `${line.method} ${line.url}`)).toEqual(
       expect.arrayContaining([
         'GET /dashboard/api/invitations/[redacted]',
@@ -88,7 +77,7 @@ describe('request log: secrets in paths and query strings', () => {
     expect((await visitor.post(`/dashboard/api/password-reset/${token}`, { password: 'another passphrase 99' })).status).toBe(404);
 
     const lines = await requestLines();
-    expect(logged.join('')).not.toContain(token);
+    expect(log.lines.join('')).not.toContain(token);
     expect(lines.filter((line) => line.url === '/dashboard/api/password-reset/[redacted]').map((line) => line.status)).toEqual([204, 404]);
   });
 
@@ -102,7 +91,7 @@ describe('request log: secrets in paths and query strings', () => {
     expect((await fetch(`${t.baseUrl}/r/${token}/no/such/path?x=1`)).status).toBe(404);
 
     const lines = await requestLines();
-    expect(logged.join('')).not.toContain(token);
+    expect(log.lines.join('')).not.toContain(token);
     expect(lines.map((line) => line.url)).toEqual(
       expect.arrayContaining(['/r/[redacted]', '/r/[redacted]/api', '/r/[redacted]/api/cards', '/r/[redacted]/no/such/path?x=1']),
     );
@@ -111,7 +100,7 @@ describe('request log: secrets in paths and query strings', () => {
   it('credentials in a query string are replaced, other parameters kept', async () => {
     await fetch(`${t.baseUrl}/oauth/authorize?client_id=app_1&code=secret-code-123&refresh_token=secret-refresh-456&state=s1`);
     const lines = await requestLines();
-    expect(logged.join('')).not.toMatch(/secret-code-123|secret-refresh-456/);
+    expect(log.lines.join('')).not.toMatch(/secret-code-123|secret-refresh-456/);
     expect(lines.map((line) => line.url)).toContain('/oauth/authorize?client_id=app_1&code=[redacted]&refresh_token=[redacted]&state=s1');
   });
 });

@@ -1,6 +1,6 @@
 import { signedIn } from '../support/dashboard';
-import { choiceReward, fund } from '../support/rewards';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { choiceReward, startWithFundedMerchant } from '../support/rewards';
+import { SeededMerchant, TestApp } from '../support/test-app';
 
 /**
  * Every answer of /v1 and /dashboard/api says `Cache-Control: no-store`, successes and errors alike,
@@ -12,9 +12,7 @@ describe('Cache-Control: no-store on the APIs', () => {
   let m: SeededMerchant;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    m = await seedMerchant(t);
-    await fund(t, m, 10_000);
+    ({ t, m } = await startWithFundedMerchant(10_000));
   });
   afterAll(() => t.close());
 

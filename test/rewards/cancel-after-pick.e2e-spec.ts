@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { RecipientClient, splittablePair, tokenOf } from '../support/redemption';
-import { choiceReward, fund } from '../support/rewards';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { choiceReward, startWithFundedMerchant } from '../support/rewards';
+import { SeededMerchant, TestApp } from '../support/test-app';
 
 /** A cancel that finds the whole value already in the recipient's cards has nothing to cancel. */
 describe('cancel of a CHOICE reward whose value is all in cards', () => {
@@ -10,9 +10,7 @@ describe('cancel of a CHOICE reward whose value is all in cards', () => {
   let m: SeededMerchant;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    m = await seedMerchant(t);
-    await fund(t, m, 100_000);
+    ({ t, m } = await startWithFundedMerchant(100_000));
   });
   afterAll(async () => {
     await expectLedgerInvariants(t.app.get(DataSource), m.accountId);

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { choiceReward, fund } from '../support/rewards';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { choiceReward, startWithFundedMerchant } from '../support/rewards';
+import { SeededMerchant, TestApp } from '../support/test-app';
 
 /**
  * A cancel waits for the reward's row lock for at most 10 s; then it answers 503 and changes nothing,
@@ -12,9 +12,7 @@ describe('cancel of a reward another transaction holds', () => {
   let m: SeededMerchant;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    m = await seedMerchant(t);
-    await fund(t, m, 10_000);
+    ({ t, m } = await startWithFundedMerchant(10_000));
   });
   afterAll(() => t.close());
 

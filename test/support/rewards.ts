@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { SeededMerchant, TestApp } from './test-app';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp, TestAppOptions } from './test-app';
 
 export interface CatalogPick {
   utid: string;
@@ -54,6 +54,14 @@ export async function fund(t: TestApp, merchant: SeededMerchant, amountCents: nu
 }
 
 let n = 0;
+/** A test app and one merchant whose wallet holds `amountCents`: the set-up of a suite about one merchant. */
+export async function startWithFundedMerchant(amountCents: number, options: TestAppOptions = {}): Promise<{ t: TestApp; m: SeededMerchant }> {
+  const t = await startTestApp(options);
+  const m = await seedMerchant(t);
+  await fund(t, m, amountCents);
+  return { t, m };
+}
+
 export function recipient(overrides: Record<string, unknown> = {}) {
   n += 1;
   return { email: `recipient${n}@example.test`, firstName: 'Ada', ...overrides };

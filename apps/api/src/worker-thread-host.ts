@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type AppConfig, type FromWorkerThread, type RewardWork, type ToWorkerThread, unhandledMessage, type WorkerThreadData } from '@app/core';
-import { RewardJobs } from '@app/rewards';
+import { type AppConfig, type FromWorkerThread, type ToWorkerThread, unhandledMessage, type WorkerThreadData } from '@app/core';
+import { RewardJobs, type RewardWork } from '@app/rewards';
 
 /**
  * The worker app's thread entry, as built next to this file. It is started by path, never imported:
@@ -22,13 +22,13 @@ export interface WorkerThread {
 class WorkerThreadRewardJobs extends RewardJobs {
   private readonly logger = new Logger(RewardJobs.name);
 
-  constructor(private readonly post: (message: ToWorkerThread) => void) {
+  constructor(private readonly post: (message: ToWorkerThread<RewardWork>) => void) {
     super();
   }
 
   override async enqueue(work: RewardWork): Promise<void> {
     try {
-      this.post({ type: 'reward-work', work });
+      this.post({ type: 'work', work });
     } catch (error) {
       // Nothing is lost: the rows stay PENDING and the worker side's sweeper enqueues them.
       this.logger.warn({ err: error, work }, 'handing jobs to the worker thread failed; the sweeper will pick the work up');
@@ -44,7 +44,7 @@ class WorkerThreadRewardJobs extends RewardJobs {
 export function startWorkerThread(config: AppConfig, onFatal: (error: Error) => void): Promise<WorkerThread> {
   const data: WorkerThreadData = { config };
   const worker = new Worker(THREAD_ENTRY, { workerData: data });
-  const post = (message: ToWorkerThread) => worker.postMessage(message);
+  const post = (message: ToWorkerThread<RewardWork>) => worker.postMessage(message);
   let ready = false;
   let closing = false;
   return new Promise((resolve, reject) => {

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { parentPort, workerData } from 'node:worker_threads';
 import { type FromWorkerThread, type ToWorkerThread, unhandledMessage, type WorkerThreadData } from '@app/core';
-import { RewardJobs } from '@app/rewards';
+import { RewardJobs, type RewardWork } from '@app/rewards';
 import { WebhookRelay } from '@app/webhooks';
 import { WorkerAppModule } from './worker-app.module';
 
@@ -22,9 +22,9 @@ async function main(): Promise<void> {
   await app.init();
   const jobs = app.get(RewardJobs);
   const relay = app.get(WebhookRelay);
-  port.on('message', (message: ToWorkerThread) => {
+  port.on('message', (message: ToWorkerThread<RewardWork>) => {
     switch (message.type) {
-      case 'reward-work':
+      case 'work':
         // New rewards were committed, and with them their events: fan them out now.
         relay.wake();
         void jobs.enqueue(message.work);

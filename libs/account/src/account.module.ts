@@ -13,12 +13,13 @@ import { PasswordHasher, passwordKdfProvider } from './password-hasher';
 import { TotpService } from './totp.service';
 import { UserDirectory } from './user-directory.service';
 import { IdentityRepository } from './identity/identity.repository';
+import { InvitationService } from './identity/invitation.service';
 import { TeamService } from './identity/team.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AccountEntity, UserEntity, MembershipEntity, ApiKeyEntity]), AuditModule],
   controllers: [AccountController],
-  providers: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, passwordKdfProvider, TotpService, IdentityRepository, TeamService],
-  exports: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, TotpService, IdentityRepository, TeamService],
+  providers: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, passwordKdfProvider, TotpService, IdentityRepository, TeamService, InvitationService],
+  exports: [AccountService, ApiKeyService, MerchantService, UserDirectory, PasswordHasher, TotpService, IdentityRepository, TeamService, InvitationService],
 })
 export class AccountModule {}

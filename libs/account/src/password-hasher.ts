@@ -1,10 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes, scrypt as scryptCallback, ScryptOptions, timingSafeEqual } from 'node:crypto';
-import { APP_CONFIG, AppConfig, passwordHashing, UnavailableError } from '@app/core';
+import { Counter } from 'prom-client';
+import { APP_CONFIG, AppConfig, metricsRegistry, UnavailableError } from '@app/core';
 
 /** The key derivation function: scrypt itself, replaced only by tests that must hold a hash in progress. */
 export type PasswordKdf = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
 export const PASSWORD_KDF = Symbol('PASSWORD_KDF');
+
+/** docs/operations.md, Metrics. */
+const passwordHashing = new Counter({
+  name: 'password_hashing_total',
+  help: 'Password hashes (scrypt, to set or to check a password) by outcome: computed, or refused as busy (503).',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
 
 const scrypt: PasswordKdf = (password, salt, keylen, options) =>
   new Promise<Buffer>((resolve, reject) =>

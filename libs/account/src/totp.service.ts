@@ -4,13 +4,8 @@ import { generateSecret, generateURI, verify } from 'otplib';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditTrail, ReauthenticationLimiter } from '@app/auth';
 import { Clock, KeyRing, RateLimitedError, sealContext, SealedColumn, ValidationError } from '@app/core';
-
-/** Who turns two-factor sign-in on or off, and from where, as the audit log records it. */
-export interface TotpActor {
-  userId: string;
-  email: string;
-  ipAddress: string | null;
-}
+import { IdentityRepository, TotpState } from './identity/identity.repository';
+import type { IdentityActor } from './identity/team.service';
 
 const ISSUER = 'Rewards';
 /** A code of the step before or after the current one is accepted too (clock drift, slow typing). */
@@ -26,12 +21,6 @@ export const TOTP_SEALED_COLUMNS: SealedColumn[] = [
   { table: 'users', column: 'totp_secret', key: ['id'], context: (row) => totpSecretContext(row.id) },
 ];
 
-interface TotpRow {
-  totp_secret: string | null;
-  totp_enabled_at: Date | null;
-  totp_last_step: string | null;
-}
-
 /**
  * Two-factor sign-in with TOTP (RFC 6238: SHA-1, 30-second steps, 6 digits). The secret lives in
  * users.totp_secret only, pending until a first code confirms it. Each accepted code records its
@@ -40,7 +29,7 @@ interface TotpRow {
  * its user (docs/secrets.md): a database copy cannot mint codes. It lives with the users it belongs to,
  * since both sign-ins ask for it: the dashboard's and the OAuth authorize pages' (docs/oauth.md).
  * Wrong codes to turn it off count against the user's re-authentication failures, with wrong current
- * passwords (docs/dashboard.md).
+ * passwords (docs/dashboard.md). The state's SQL is the identity repository's.
  */
 @Injectable()
 export class TotpService {
@@ -50,45 +39,39 @@ export class TotpService {
     private readonly keyRing: KeyRing,
     private readonly reauthentication: ReauthenticationLimiter,
     private readonly clock: Clock,
+    private readonly identity: IdentityRepository,
   ) {}
 
-  async isEnabled(userId: string): Promise<boolean> {
-    const [row]: TotpRow[] = await this.dataSource.query(`SELECT totp_enabled_at FROM users WHERE id = $1`, [userId]);
-    return !!row?.totp_enabled_at;
+  isEnabled(userId: string): Promise<boolean> {
+    return this.identity.totpEnabled(userId);
   }
 
   /** A new pending secret (replacing any earlier pending one); refused while two-factor is on. */
   async begin(userId: string, email: string): Promise<{ secret: string; otpauthUrl: string }> {
     const secret = generateSecret();
-    const [, updated] = (await this.dataSource.query(
-      `UPDATE users SET totp_secret = $2, totp_last_step = NULL WHERE id = $1 AND totp_enabled_at IS NULL`,
-      [userId, this.keyRing.encrypt(secret, totpSecretContext(userId))],
-    )) as [unknown, number];
-    if (!updated) throw new ValidationError('Two-factor sign-in is already on; disable it first.');
+    const stored = await this.identity.setPendingTotpSecret(userId, this.keyRing.encrypt(secret, totpSecretContext(userId)));
+    if (!stored) throw new ValidationError('Two-factor sign-in is already on; disable it first.');
     return { secret, otpauthUrl: generateURI({ issuer: ISSUER, label: email, secret }) };
   }
 
-  async confirm(actor: TotpActor, code: string): Promise<void> {
+  async confirm(actor: IdentityActor, code: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const row = await this.lock(manager, actor.userId);
+      const row = await this.identity.lockTotp(manager, actor.userId);
       if (!row.totp_secret || row.totp_enabled_at) throw new ValidationError('Start the two-factor set-up first.');
       if (!(await this.consume(manager, actor.userId, row, code))) throw new ValidationError('The code is not right.');
-      await manager.query(`UPDATE users SET totp_enabled_at = now() WHERE id = $1`, [actor.userId]);
+      await this.identity.enableTotp(manager, actor.userId);
       await this.record(manager, actor, 'totp.enabled');
     });
   }
 
-  async disable(actor: TotpActor, code: string): Promise<void> {
+  async disable(actor: IdentityActor, code: string): Promise<void> {
     const admitted = await this.reauthentication.admit(actor.userId);
     if (!admitted.allowed) throw new RateLimitedError(admitted.retryAfterSeconds, 'Too many wrong passwords or codes; retry later.');
     const disabled = await this.dataSource.transaction(async (manager) => {
-      const row = await this.lock(manager, actor.userId);
+      const row = await this.identity.lockTotp(manager, actor.userId);
       if (!row.totp_enabled_at) throw new ValidationError('Two-factor sign-in is not on.');
       if (!(await this.consume(manager, actor.userId, row, code))) return false;
-      await manager.query(
-        `UPDATE users SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`,
-        [actor.userId],
-      );
+      await this.identity.disableTotp(manager, actor.userId);
       await this.record(manager, actor, 'totp.disabled');
       return true;
     });
@@ -101,36 +84,25 @@ export class TotpService {
   /** At sign-in: whether `code` is a valid, unused code of the user's enabled secret (using it up). */
   async verifyAtSignIn(userId: string, code: string): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const row = await this.lock(manager, userId);
+      const row = await this.identity.lockTotp(manager, userId);
       return !!row.totp_enabled_at && this.consume(manager, userId, row, code);
     });
   }
 
-  /** The row locked, so two requests with the same code cannot both see its step as unused. */
-  private async lock(manager: EntityManager, userId: string): Promise<TotpRow> {
-    const [row]: TotpRow[] = await manager.query(
-      `SELECT totp_secret, totp_enabled_at, totp_last_step FROM users WHERE id = $1 FOR UPDATE`,
-      [userId],
-    );
-    return row;
-  }
-
-  private async consume(manager: EntityManager, userId: string, row: TotpRow, code: string): Promise<boolean> {
+  /** `row` was read locked, so two requests with the same code cannot both see its step as unused. */
+  private async consume(manager: EntityManager, userId: string, row: TotpState, code: string): Promise<boolean> {
     if (!row.totp_secret || !/^\d{6}$/.test(code)) return false;
     const secret = this.keyRing.decrypt(row.totp_secret, totpSecretContext(userId));
     const epoch = Math.floor(this.clock.now().getTime() / 1000);
     const result = await verify({ secret, token: code, epoch, epochTolerance: TOLERANCE_SECONDS });
     if (!result.valid || !('timeStep' in result)) return false;
     if (row.totp_last_step !== null && result.timeStep <= Number(row.totp_last_step)) return false;
-    await manager.query(`UPDATE users SET totp_last_step = $2 WHERE id = $1`, [userId, result.timeStep]);
+    await this.identity.setTotpLastStep(manager, userId, result.timeStep);
     return true;
   }
 
-  private async record(manager: EntityManager, actor: TotpActor, action: 'totp.enabled' | 'totp.disabled'): Promise<void> {
-    const memberships: { account_id: string }[] = await manager.query(`SELECT account_id FROM memberships WHERE user_id = $1`, [
-      actor.userId,
-    ]);
-    for (const { account_id: accountId } of memberships) {
+  private async record(manager: EntityManager, actor: IdentityActor, action: 'totp.enabled' | 'totp.disabled'): Promise<void> {
+    for (const accountId of await this.identity.accountIdsOf(manager, actor.userId)) {
       await this.audit.record(manager, {
         accountId,
         action,

@@ -80,7 +80,7 @@ export class AuthGuard implements CanActivate {
         ? { value: cookie, transport: 'cookie' }
         : null;
 
-    // A credential resolved moments ago: the address check, then the count (nothing counted for a blocked address).
+    // A credential resolved moments ago: the address check and the count in one Redis round trip (nothing counted for a blocked address).
     const known = presented ? this.resolvers.cached(presented.value, presented.transport) : null;
     if (known) {
       const { blocked, usage } = await this.limiter.hitUnlessBlocked(

@@ -2,7 +2,7 @@ export * from './scopes';
 export * from './auth-metadata';
 export * from './principal';
 export * from './credential-resolver';
-export * from './rate-limiter.service';
+export { RateLimiter } from './rate-limiter.service';
 export * from './auth.guard';
 export * from './auth.module';
 export * from './require-scope.decorator';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Logger } from '@nestjs/common';
-import { AppConfig, RedisClient, rateLimitFallbacks } from '@app/core';
+import { AppConfig, RedisClient } from '@app/core';
 import { TcpProxy } from '../../../test/support/tcp-proxy';
-import { RateLimiter } from './rate-limiter.service';
+import { RateLimiter, rateLimitFallbacks } from './rate-limiter.service';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -85,6 +85,46 @@ describe('RateLimiter', () => {
     expect(refused.usage).toBeNull();
     expect(refused.blocked).toMatchObject({ allowed: false, limit: 1, remaining: 0 });
     expect(await limiter.peek('credential', 'k', 5)).toMatchObject({ remaining: 3 });
+  });
+
+  it('hitUnlessBlocked decides in one Redis round trip: one command, the check and the count together', async () => {
+    const redis = await connect();
+    const limiter = new RateLimiter(redis);
+    const block = { bucket: 'trip-failures', subject: '10.0.0.2', limit: 2 };
+    await limiter.hitUnlessBlocked(block, 'trip-credential', 'k', 5); // loads the script
+    const sent = jest.spyOn(redis, 'sendCommand');
+    try {
+      expect((await limiter.hitUnlessBlocked(block, 'trip-credential', 'k', 5)).usage).toMatchObject({ allowed: true, remaining: 3 });
+      expect(sent).toHaveBeenCalledTimes(1);
+      await limiter.hit('trip-failures', '10.0.0.2', 2);
+      await limiter.hit('trip-failures', '10.0.0.2', 2);
+      sent.mockClear();
+      const refused = await limiter.hitUnlessBlocked(block, 'trip-credential', 'k', 5);
+      expect(refused.blocked).toMatchObject({ allowed: false, limit: 2, remaining: 0 });
+      expect(sent).toHaveBeenCalledTimes(1);
+    } finally {
+      sent.mockRestore();
+    }
+    expect(await limiter.peek('trip-credential', 'k', 5)).toMatchObject({ remaining: 2 });
+  });
+
+  it('hitUnlessBlocked in memory while Redis is away: the blocker\'s local count refuses, and nothing is counted', async () => {
+    const redis = await connect();
+    const closed = once(redis, 'end');
+    redis.disconnect(); // for good: every decision is local
+    await closed;
+    const limiter = new RateLimiter(redis);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const block = { bucket: 'local-failures', subject: '10.0.0.3', limit: 1 };
+      expect((await limiter.hitUnlessBlocked(block, 'local-credential', 'k', 5)).usage).toMatchObject({ allowed: true, remaining: 4 });
+      await limiter.hit('local-failures', '10.0.0.3', 1);
+      const refused = await limiter.hitUnlessBlocked(block, 'local-credential', 'k', 5);
+      expect(refused).toMatchObject({ usage: null, blocked: { allowed: false, limit: 1, remaining: 0 } });
+      expect(await limiter.peek('local-credential', 'k', 5)).toMatchObject({ remaining: 3 });
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('counts in this process while Redis is away, says so once, and shares counts again once it is back', async () => {

@@ -128,16 +128,13 @@ export class SessionStore {
   }
 
   /**
-   * A user left an account: their live sessions acting on it move to another of their accounts (the
-   * first by name), or to none, so their next request on it is refused.
+   * A user left an account: their live sessions acting on it move to `nextAccountId` (another of
+   * their accounts, which libs/account chooses), or to none, so their next request on it is refused.
    */
-  async moveOffAccount(userId: string, accountId: string, manager: EntityManager): Promise<void> {
+  async moveOffAccount(userId: string, accountId: string, nextAccountId: string | null, manager: EntityManager): Promise<void> {
     await manager.query(
-      `UPDATE sessions s SET current_account_id = (
-         SELECT m.account_id FROM memberships m JOIN accounts a ON a.id = m.account_id
-          WHERE m.user_id = s.user_id ORDER BY a.name, a.id LIMIT 1)
-        WHERE s.user_id = $1 AND s.current_account_id = $2 AND s.ended_at IS NULL`,
-      [userId, accountId],
+      `UPDATE sessions SET current_account_id = $3 WHERE user_id = $1 AND current_account_id = $2 AND ended_at IS NULL`,
+      [userId, accountId, nextAccountId],
     );
   }
 

@@ -3,10 +3,11 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
+import { userActor } from '@app/account';
 import { AuditTrail, CurrentPrincipal, Principal, RequireDashboardScope } from '@app/auth';
 import { ApiErrorResponses } from '@app/core';
 import { ConnectedAppsService } from '@app/oauth';
-import { actorOf, userActor } from './audit-context';
+import { actorOf } from './audit-context';
 import { ConnectedAppListDto } from './dto/connected-apps.dto';
 
 @ApiTags('Connected apps')

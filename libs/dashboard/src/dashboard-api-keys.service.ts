@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiKeyScope, ApiKeyService, heldScopes, StoredApiKey } from '@app/account';
-import { AuditTrail, CredentialResolverRegistry, Role, scopesOfRole } from '@app/auth';
-import { ForbiddenError, NotFoundError, pageWindow, queryRows, UnauthorizedError } from '@app/core';
-import { ActorContext, userActor } from './audit-context';
+import { ApiKeyScope, ApiKeyService, heldScopes, IdentityRepository, StoredApiKey, userActor } from '@app/account';
+import { AuditTrail, CredentialResolverRegistry, scopesOfRole } from '@app/auth';
+import { ForbiddenError, NotFoundError, pageWindow, UnauthorizedError } from '@app/core';
+import { ActorContext } from './audit-context';
 import { ApiKeyDto, CreatedApiKeyDto } from './dto/api-keys.dto';
 
 /**
@@ -18,16 +18,14 @@ export class DashboardApiKeysService {
     private readonly keys: ApiKeyService,
     private readonly audit: AuditTrail,
     private readonly registry: CredentialResolverRegistry,
+    private readonly identity: IdentityRepository,
   ) {}
 
   async list(accountId: string, page: number, pageSize: number): Promise<{ apiKeys: ApiKeyDto[]; total: number }> {
     const { limit, offset } = pageWindow(page, pageSize);
     const [rows, total] = await this.keys.listPage(accountId, limit, offset);
     const creatorIds = [...new Set(rows.map((key) => key.createdByUserId).filter((id): id is string => id !== null))];
-    const creators: { id: string; email: string }[] = creatorIds.length
-      ? await this.dataSource.query(`SELECT id, email FROM users WHERE id = ANY($1::text[])`, [creatorIds])
-      : [];
-    const emailOf = new Map(creators.map((user) => [user.id, user.email]));
+    const emailOf = await this.identity.emailsOf(creatorIds);
     return { apiKeys: rows.map((key) => toApiKeyDto(key, emailOf)), total };
   }
 
@@ -35,16 +33,12 @@ export class DashboardApiKeysService {
     return this.dataSource.transaction(async (manager) => {
       // The creator's role as it is now, held until commit: a demotion or removal under way waits
       // (the team service locks the same rows) and then revokes this key too, never missing it.
-      const [membership] = await queryRows<{ role: Role }>(
-        manager,
-        `SELECT role FROM memberships WHERE account_id = $1 AND user_id = $2 FOR SHARE`,
-        [accountId, actor.userId],
-      );
-      if (!membership) throw new UnauthorizedError();
-      if (!scopesOfRole(membership.role).includes('api_keys:manage')) {
+      const role = await this.identity.holdRole(manager, accountId, actor.userId);
+      if (!role) throw new UnauthorizedError();
+      if (!scopesOfRole(role).includes('api_keys:manage')) {
         throw new ForbiddenError('This credential lacks the scope api_keys:manage that this endpoint requires.');
       }
-      const { id, key } = await this.keys.create(accountId, input.scopes, input.name, manager, { userId: actor.userId, role: membership.role });
+      const { id, key } = await this.keys.create(accountId, input.scopes, input.name, manager, { userId: actor.userId, role });
       const created = await this.keys.find(id, manager);
       await this.audit.record(manager, {
         accountId,

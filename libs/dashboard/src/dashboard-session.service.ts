@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { TotpService, UserDirectory } from '@app/account';
+import { IdentityRepository, TotpService, UserDirectory } from '@app/account';
 import { AuditTrail, CredentialResolverRegistry, scopesOfRole, Session, SessionStore, SignInLimiter } from '@app/auth';
 import { ApiError, NotFoundError, RateLimitedError, UnauthorizedError } from '@app/core';
 import { SessionDto } from './dto/session.dto';
-import { membershipsOf } from './memberships';
 
 const WRONG_CREDENTIALS = 'The e-mail or password is not right.';
 
@@ -29,6 +28,7 @@ export class DashboardSessionService {
     private readonly totp: TotpService,
     private readonly audit: AuditTrail,
     private readonly registry: CredentialResolverRegistry,
+    private readonly identity: IdentityRepository,
   ) {}
 
   /**
@@ -62,7 +62,7 @@ export class DashboardSessionService {
     const previous = context.previousToken ? await this.sessions.find('dashboard', context.previousToken) : null;
     return this.dataSource.transaction(async (manager) => {
       if (previous) await this.sessions.end(previous.id, manager);
-      const memberships = await membershipsOf(manager, user.id);
+      const memberships = await this.identity.membershipsOf(manager, user.id);
       const { session, token } = await this.sessions.start(
         'dashboard',
         { userId: user.id, currentAccountId: memberships[0]?.accountId ?? null },
@@ -89,13 +89,11 @@ export class DashboardSessionService {
   }
 
   async body(session: Session, manager: EntityManager = this.dataSource.manager): Promise<SessionDto> {
-    const [user]: { id: string; email: string }[] = await manager.query(`SELECT id, email FROM users WHERE id = $1`, [
-      session.userId,
-    ]);
-    const memberships = await membershipsOf(manager, user.id);
+    const userId = session.userId!;
+    const memberships = await this.identity.membershipsOf(manager, userId);
     const current = memberships.find((membership) => membership.accountId === session.currentAccountId);
     return {
-      user: { id: user.id, email: user.email },
+      user: { id: userId, email: (await this.identity.emailOf(manager, userId))! },
       memberships,
       currentAccountId: session.currentAccountId,
       // The same table the session credential resolver acts with (scopesOfRole), so the web app
@@ -106,7 +104,7 @@ export class DashboardSessionService {
   }
 
   async switchAccount(session: Session & { userId: string }, accountId: string): Promise<SessionDto> {
-    const memberships = await membershipsOf(this.dataSource.manager, session.userId);
+    const memberships = await this.identity.membershipsOf(this.dataSource.manager, session.userId);
     if (!memberships.some((membership) => membership.accountId === accountId)) throw new NotFoundError('Account');
     await this.sessions.setCurrentAccount(session.id, accountId);
     // The database announces it to every process; this one forgets at once.
@@ -122,15 +120,15 @@ export class DashboardSessionService {
   /** A failed sign-in of a known user goes to each of their accounts' audit logs; an unknown e-mail is not audited. */
   private async recordFailure(email: string, reason: 'password' | 'totp', ipAddress: string | null): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const [user]: { id: string }[] = await manager.query(`SELECT id FROM users WHERE email = $1`, [email]);
-      if (!user) return;
-      for (const membership of await membershipsOf(manager, user.id)) {
+      const userId = await this.identity.userIdByEmail(manager, email);
+      if (!userId) return;
+      for (const accountId of await this.identity.accountIdsOf(manager, userId)) {
         await this.audit.record(manager, {
-          accountId: membership.accountId,
-          actor: { type: 'user', id: user.id, label: email },
+          accountId,
+          actor: { type: 'user', id: userId, label: email },
           action: 'session.sign_in_failed',
           targetType: 'user',
-          targetId: user.id,
+          targetId: userId,
           metadata: { reason },
           ipAddress,
         });

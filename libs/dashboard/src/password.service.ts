@@ -1,13 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { IdentityRepository, PasswordHasher, UserDirectory } from '@app/account';
+import { IdentityRepository, PasswordHasher, UserDirectory, userActor } from '@app/account';
 import { AuditTrail, CredentialResolverRegistry, RateLimiter, ReauthenticationLimiter, SessionStore } from '@app/auth';
 import { APP_CONFIG, AppConfig, ForbiddenError, NotFoundError, randomToken, RateLimitedError } from '@app/core';
 import { Mailer } from '@app/mail';
-import { ActorContext, userActor } from './audit-context';
+import { ActorContext } from './audit-context';
 import { passwordResetEmail } from './dashboard-emails';
-import { accountIdsOf } from './memberships';
 import { assertAcceptablePassword } from './password-policy';
 
 const RESET_TTL_SECONDS = 30 * 60;
@@ -102,7 +101,7 @@ export class PasswordService {
   }
 
   private async record(manager: EntityManager, actor: ActorContext, how: 'change' | 'reset'): Promise<void> {
-    for (const accountId of await accountIdsOf(manager, actor.userId)) {
+    for (const accountId of await this.identity.accountIdsOf(manager, actor.userId)) {
       await this.audit.record(manager, {
         accountId,
         action: 'password.changed',

@@ -1,7 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { CredentialResolver, CredentialResolverRegistry, Principal, Role, scopesOfRole, SessionStore } from '@app/auth';
+import { IdentityRepository } from '@app/account';
+import { CredentialResolver, CredentialResolverRegistry, Principal, scopesOfRole, SessionStore } from '@app/auth';
 
 /**
  * Turns the dashboard's session cookie into a principal acting on the session's current account,
@@ -16,7 +15,7 @@ export class SessionCredentialResolver implements CredentialResolver, OnModuleIn
   constructor(
     private readonly sessions: SessionStore,
     private readonly registry: CredentialResolverRegistry,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly identity: IdentityRepository,
   ) {}
 
   onModuleInit(): void {
@@ -30,11 +29,7 @@ export class SessionCredentialResolver implements CredentialResolver, OnModuleIn
   async resolve(token: string): Promise<Principal | null> {
     const session = await this.sessions.find('dashboard', token);
     if (!session?.userId || !session.currentAccountId) return null;
-    const [member]: { role: Role; email: string }[] = await this.dataSource.query(
-      `SELECT m.role, u.email FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.account_id = $1 AND m.user_id = $2`,
-      [session.currentAccountId, session.userId],
-    );
+    const member = await this.identity.member(session.currentAccountId, session.userId);
     if (!member) return null;
     return {
       accountId: session.currentAccountId,

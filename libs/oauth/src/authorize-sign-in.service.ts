@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { TotpService, UserDirectory } from '@app/account';
+import { DataSource } from 'typeorm';
+import { IdentityRepository, TotpService, UserDirectory } from '@app/account';
 import { AuditTrail, SignInLimiter } from '@app/auth';
 import { AuthorizeSession, AuthorizeSessionStore } from './authorize-session.store';
 
@@ -38,6 +38,7 @@ export class AuthorizeSignInService {
     private readonly totp: TotpService,
     private readonly limiter: SignInLimiter,
     private readonly audit: AuditTrail,
+    private readonly identity: IdentityRepository,
   ) {}
 
   /** The password step. `current` is the form's session; it ends when the password is right. */
@@ -72,11 +73,11 @@ export class AuthorizeSignInService {
   private signedIn(userId: string, context: SignInContext): Promise<AuthorizeSession> {
     return this.dataSource.transaction(async (manager) => {
       const session = await this.sessions.start(userId, manager);
-      const [user]: { email: string }[] = await manager.query(`SELECT email FROM users WHERE id = $1`, [userId]);
-      for (const accountId of await accountIdsOf(manager, userId)) {
+      const email = await this.identity.emailOf(manager, userId);
+      for (const accountId of await this.identity.accountIdsOf(manager, userId)) {
         await this.audit.record(manager, {
           accountId,
-          actor: { type: 'user', id: userId, label: user.email },
+          actor: { type: 'user', id: userId, label: email! },
           action: 'session.signed_in',
           targetType: 'session',
           targetId: session.id,
@@ -93,25 +94,19 @@ export class AuthorizeSignInService {
     await this.limiter.failed(email);
     if (!email) return;
     await this.dataSource.transaction(async (manager) => {
-      const [user]: { id: string }[] = await manager.query(`SELECT id FROM users WHERE email = $1`, [email]);
-      if (!user) return;
-      for (const accountId of await accountIdsOf(manager, user.id)) {
+      const userId = await this.identity.userIdByEmail(manager, email);
+      if (!userId) return;
+      for (const accountId of await this.identity.accountIdsOf(manager, userId)) {
         await this.audit.record(manager, {
           accountId,
-          actor: { type: 'user', id: user.id, label: email },
+          actor: { type: 'user', id: userId, label: email },
           action: 'session.sign_in_failed',
           targetType: 'user',
-          targetId: user.id,
+          targetId: userId,
           metadata: { reason, via: 'oauth_authorize', clientId: context.clientId },
           ipAddress: context.ipAddress,
         });
       }
     });
   }
-}
-
-/** Every account the user belongs to, whatever the role: a sign-in is audited in each. */
-async function accountIdsOf(manager: EntityManager, userId: string): Promise<string[]> {
-  const rows: { account_id: string }[] = await manager.query(`SELECT account_id FROM memberships WHERE user_id = $1`, [userId]);
-  return rows.map((row) => row.account_id);
 }

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { GateTurn, GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierCard, SupplierError, SupplierGate } from '@app/catalog';
-import { cardIssuances, supplierRequestDuration } from '@app/core';
 import { MarkedCard, RewardLifecycle } from './lifecycle/reward-lifecycle.service';
+import { cardIssuances, supplierRequestDuration } from './reward-metrics';
 
 export type IssuanceOutcome = 'issued' | 'failed' | 'skipped';
 

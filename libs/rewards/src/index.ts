@@ -5,6 +5,7 @@ export * from './rewards-worker.module';
 export { RewardsService } from './rewards.service';
 export type { RewardStats } from './rewards.service';
 export { RewardJobs, RewardJobsModule } from './reward-jobs';
+export type { RewardWork } from './reward-jobs';
 export { CardIssuanceService } from './card-issuance.service';
 export type { IssuanceOutcome } from './card-issuance.service';
 export { RewardBackgroundJobs } from './reward-background.jobs';

@@ -1,7 +1,29 @@
 import { BullModule, InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, DynamicModule, Global, Injectable, Logger, Module } from '@nestjs/common';
 import type { JobOptions, Queue } from 'bull';
-import { BackgroundEnqueue, CARD_ISSUANCE_QUEUE, CardIssuanceJob, MAIL_QUEUE, MailJob, RewardWork } from '@app/core';
+import { BackgroundEnqueue, CARD_ISSUANCE_QUEUE, MAIL_QUEUE } from '@app/core';
+
+/** The payloads of the rewards' queues: ids only (each job reads its row under lock). */
+export interface CardIssuanceJob {
+  cardId: string;
+}
+
+export interface MailJob {
+  mailJobId: string;
+}
+
+/** Rows whose queue jobs are due: card issuances and e-mails, by id (each job reads its row). Plain data (it crosses to the worker thread). */
+export interface RewardWork {
+  cardIds?: string[];
+  mailJobIds?: string[];
+  /** E-mails whose worker died while sending (their lease ran out), with the attempt it was at. */
+  expiredMailLeases?: { id: string; attempts: number }[];
+  /**
+   * Set by the sweeper: these rows made no progress for a while, so a job Redis still keeps under
+   * the same id may be a husk (in no list, never to run) and is replaced rather than trusted.
+   */
+  swept?: boolean;
+}
 
 const CARD_JOB: JobOptions = {
   attempts: 8,

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig, bigintCents, emailsSent, queryRows } from '@app/core';
+import { APP_CONFIG, AppConfig, bigintCents, queryRows } from '@app/core';
 import { Mailer, renderRewardEmail } from '@app/mail';
 import { MailJobEntity } from './entities/mail-job.entity';
 import { RewardEntity } from './entities/reward.entity';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { redemptionUrl } from './reward-drafts';
+import { emailsSent } from './reward-metrics';
 
 /**
  * Sends a reward e-mail. Every e-mail of a reward (the first and each resend) carries the reward's

@@ -1,7 +1,8 @@
 import { InjectQueue, Process, Processor } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
-import { APP_CONFIG, AppConfig, CARD_ISSUANCE_QUEUE, CardIssuanceJob, MAIL_QUEUE, MailJob } from '@app/core';
+import { APP_CONFIG, AppConfig, CARD_ISSUANCE_QUEUE, MAIL_QUEUE } from '@app/core';
+import type { CardIssuanceJob, MailJob } from './reward-jobs';
 import { CardIssuanceService } from './card-issuance.service';
 import { RewardMailService } from './reward-mail.service';
 

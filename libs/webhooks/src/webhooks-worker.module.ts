@@ -8,6 +8,7 @@ import { DeliverySweep } from './delivery/delivery-sweep';
 import { OpenedSecrets } from './delivery/opened-secrets';
 import { WebhookDeliveryQueueModule } from './delivery/webhook-delivery-queue.module';
 import { backlogDueProvider, WebhookDeliverer } from './delivery/webhook-deliverer';
+import { WebhookMetrics } from './delivery/webhook-metrics';
 import { WebhookDeliveryProcessor } from './delivery/webhook-delivery.processor';
 import { WebhookHttpClient } from './delivery/webhook-http-client';
 import { WebhookRelay } from './delivery/webhook-relay';
@@ -37,6 +38,7 @@ import { WebhookTargetGuard } from './targets/webhook-target-guard';
     DeliverySweep,
     WebhookDeliveryProcessor,
     WebhookHttpClient,
+    WebhookMetrics,
     WebhookTargetGuard,
     { provide: WEBHOOK_DNS_RESOLVER, useClass: SystemDnsResolver },
     ...webhookBookkeepingProviders,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '@app/audit';
 import { WebhookDeliveryQueueModule } from './delivery/webhook-delivery-queue.module';
+import { WebhookMetrics } from './delivery/webhook-metrics';
 import { WebhookDeliveryAttemptEntity } from './entities/webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
@@ -23,6 +24,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
     WebhookEndpointsService,
     WebhookDeliveriesService,
     WebhookTargetGuard,
+    WebhookMetrics,
     { provide: WEBHOOK_DNS_RESOLVER, useClass: SystemDnsResolver },
   ],
 })

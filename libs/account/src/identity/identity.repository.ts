@@ -12,6 +12,20 @@ export interface MemberRow {
   created_at: Date;
 }
 
+/** One of a user's accounts, with its name and the user's role there. */
+export interface MembershipOfUser {
+  accountId: string;
+  accountName: string;
+  role: MembershipRole;
+}
+
+/** A user's two-factor state: the sealed secret (pending until enabled) and the last step used. */
+export interface TotpState {
+  totp_secret: string | null;
+  totp_enabled_at: Date | null;
+  totp_last_step: string | null;
+}
+
 export interface InvitationRow {
   id: string;
   account_id: string;
@@ -25,10 +39,11 @@ const PENDING = `accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now
 const PENDING_I = PENDING.replace(/(\w+_at)/g, 'i.$1');
 
 /**
- * The SQL of the identity tables, in one place: users, memberships, invitations and password
- * resets (docs/architecture.md, Table ownership). The rules (who may change a role, when a link
- * works) live in the services that call it; this only reads and writes rows. Every method that
- * takes a manager runs in the caller's transaction.
+ * The SQL of the identity tables, in one place: users (with their two-factor state), memberships,
+ * invitations and password resets (docs/architecture.md, Table ownership). Other libs read these
+ * tables only through here or UserDirectory. The rules (who may change a role, when a link works,
+ * which TOTP code counts) live in the services that call it; this only reads and writes rows. Every
+ * method that takes a manager runs in the caller's transaction.
  */
 @Injectable()
 export class IdentityRepository {
@@ -46,6 +61,15 @@ export class IdentityRepository {
     return row?.email ?? null;
   }
 
+  /** The users of these ids, by id, with their e-mails. */
+  async emailsOf(userIds: readonly string[]): Promise<Map<string, string>> {
+    if (userIds.length === 0) return new Map();
+    const rows: { id: string; email: string }[] = await this.dataSource.query(`SELECT id, email FROM users WHERE id = ANY($1::text[])`, [
+      [...userIds],
+    ]);
+    return new Map(rows.map((row) => [row.id, row.email]));
+  }
+
   /** A new user (`usr_`) with this e-mail and password hash; returns its id. */
   async createUser(manager: EntityManager, email: string, passwordHash: string): Promise<string> {
     const id = newId('usr');
@@ -57,7 +81,83 @@ export class IdentityRepository {
     await manager.query(`UPDATE users SET password_hash = $2 WHERE id = $1`, [userId, hash]);
   }
 
+  // --- two-factor (TOTP) state of users ---
+
+  async totpEnabled(userId: string): Promise<boolean> {
+    const [row]: Pick<TotpState, 'totp_enabled_at'>[] = await this.dataSource.query(`SELECT totp_enabled_at FROM users WHERE id = $1`, [userId]);
+    return !!row?.totp_enabled_at;
+  }
+
+  /** Stores a new pending secret (forgetting the last step used); false when two-factor is on, which keeps its secret. */
+  async setPendingTotpSecret(userId: string, sealedSecret: string): Promise<boolean> {
+    const [, updated] = (await this.dataSource.query(
+      `UPDATE users SET totp_secret = $2, totp_last_step = NULL WHERE id = $1 AND totp_enabled_at IS NULL`,
+      [userId, sealedSecret],
+    )) as [unknown, number];
+    return updated > 0;
+  }
+
+  /** The user's two-factor state, locked until the transaction ends. */
+  async lockTotp(manager: EntityManager, userId: string): Promise<TotpState> {
+    const [row]: TotpState[] = await manager.query(
+      `SELECT totp_secret, totp_enabled_at, totp_last_step FROM users WHERE id = $1 FOR UPDATE`,
+      [userId],
+    );
+    return row;
+  }
+
+  async setTotpLastStep(manager: EntityManager, userId: string, step: number): Promise<void> {
+    await manager.query(`UPDATE users SET totp_last_step = $2 WHERE id = $1`, [userId, step]);
+  }
+
+  async enableTotp(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(`UPDATE users SET totp_enabled_at = now() WHERE id = $1`, [userId]);
+  }
+
+  /** Off, and the secret forgotten. */
+  async disableTotp(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(`UPDATE users SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`, [userId]);
+  }
+
   // --- memberships ---
+
+  /** The accounts the user belongs to, by name. */
+  async membershipsOf(manager: EntityManager, userId: string): Promise<MembershipOfUser[]> {
+    const rows: { account_id: string; name: string; role: MembershipRole }[] = await manager.query(
+      `SELECT m.account_id, a.name, m.role FROM memberships m JOIN accounts a ON a.id = m.account_id
+        WHERE m.user_id = $1 ORDER BY a.name, a.id`,
+      [userId],
+    );
+    return rows.map((row) => ({ accountId: row.account_id, accountName: row.name, role: row.role }));
+  }
+
+  /** The accounts of the user, whatever the role, by name: an audit entry about a person lands in each. */
+  async accountIdsOf(manager: EntityManager, userId: string): Promise<string[]> {
+    return (await this.membershipsOf(manager, userId)).map((membership) => membership.accountId);
+  }
+
+  /** The user's role in the account and their e-mail; null when they are not a member. */
+  async member(accountId: string, userId: string): Promise<{ role: MembershipRole; email: string } | null> {
+    const [member]: { role: MembershipRole; email: string }[] = await this.dataSource.query(
+      `SELECT m.role, u.email FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.account_id = $1 AND m.user_id = $2`,
+      [accountId, userId],
+    );
+    return member ?? null;
+  }
+
+  /**
+   * The user's role in the account, held (FOR SHARE) until the transaction ends: a role change or
+   * removal, which locks the account's memberships first, waits for it. Null when not a member.
+   */
+  async holdRole(manager: EntityManager, accountId: string, userId: string): Promise<MembershipRole | null> {
+    const [membership] = await queryRows<{ role: MembershipRole }>(
+      manager,
+      `SELECT role FROM memberships WHERE account_id = $1 AND user_id = $2 FOR SHARE`,
+      [accountId, userId],
+    );
+    return membership?.role ?? null;
+  }
 
   listMembers(accountId: string): Promise<MemberRow[]> {
     return this.dataSource.query(

@@ -78,7 +78,8 @@ export class TeamService {
 
   /**
    * Removes the member. Their sessions that were acting on this account move to another of their
-   * accounts, or to none, in the same transaction: their next request on this account is refused.
+   * accounts (the first by name), or to none, in the same transaction: their next request on this
+   * account is refused.
    */
   async remove(principal: Principal, actor: IdentityActor, userId: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
@@ -88,7 +89,9 @@ export class TeamService {
       if (target.role === 'owner' && roleOf(members, actor.userId) !== 'owner') throw new ForbiddenError('Only an owner may remove an owner.');
       if (target.role === 'owner') assertAnotherOwner(members, userId);
       await this.identity.removeMember(manager, principal.accountId, userId);
-      await this.sessions.moveOffAccount(userId, principal.accountId, manager);
+      // Their sessions on this account move to the first other account by name, as a sign-in would choose.
+      const [next] = await this.identity.accountIdsOf(manager, userId);
+      await this.sessions.moveOffAccount(userId, principal.accountId, next ?? null, manager);
       await this.audit.record(manager, {
         accountId: principal.accountId,
         action: 'member.removed',

@@ -25,9 +25,9 @@ export const MIGRATION_SESSION_OPTIONS = `-c jit=off -c role=${OWNER_ROLE}`;
 
 /**
  * Before the migrations: when the migration connection's user is a superuser (a stock local
- * PostgreSQL, the default DATABASE_URL), creates both roles if missing, lets the owner create in the
- * schema, and hands it whatever an older version created as that superuser. Otherwise the roles must
- * exist already (the operator made them) and the user must be able to act as the owner.
+ * PostgreSQL, the default DATABASE_URL), creates both roles if missing and lets the owner create in
+ * the schema. Otherwise the roles must exist already (the operator made them) and the user must be
+ * able to act as the owner.
  */
 export async function ensureDatabaseRoles(config: AppConfig): Promise<void> {
   await withSetupClient(config.databaseMigrationUrl, async (client) => {
@@ -82,6 +82,7 @@ export async function checkRuntimeRole(config: AppConfig, sessionOptions: string
   }
 }
 
+/** The roles and the schema's grants; the baseline then creates everything as the owner role. */
 async function setUpAsSuperuser(client: Client): Promise<void> {
   for (const role of [OWNER_ROLE, RUNTIME_ROLE]) {
     const { rowCount } = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
@@ -95,48 +96,6 @@ async function setUpAsSuperuser(client: Client): Promise<void> {
   await client.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
   await client.query(`GRANT USAGE, CREATE ON SCHEMA public TO ${OWNER_ROLE}`);
   await client.query(`GRANT USAGE ON SCHEMA public TO ${RUNTIME_ROLE}`);
-  // A database migrated before the roles existed: its objects belong to the superuser that made them.
-  // The owner role takes them over (sequences of identity and serial columns follow their tables).
-  await client.query(`
-    DO $$
-    DECLARE r record;
-    BEGIN
-      FOR r IN
-        SELECT c.oid::regclass AS name,
-               CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
-                              WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END AS kind
-          FROM pg_class c
-         WHERE c.relnamespace = 'public'::regnamespace
-           AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
-           AND c.relowner <> '${OWNER_ROLE}'::regrole
-           AND NOT EXISTS (SELECT 1 FROM pg_depend d
-                            WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i', 'e'))
-      LOOP
-        EXECUTE format('ALTER %s %s OWNER TO ${OWNER_ROLE}', r.kind, r.name);
-      END LOOP;
-      FOR r IN
-        SELECT p.oid::regprocedure AS name,
-               CASE p.prokind WHEN 'p' THEN 'PROCEDURE' WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END AS kind
-          FROM pg_proc p
-         WHERE p.pronamespace = 'public'::regnamespace
-           AND p.proowner <> '${OWNER_ROLE}'::regrole
-           AND NOT EXISTS (SELECT 1 FROM pg_depend d
-                            WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
-      LOOP
-        EXECUTE format('ALTER %s %s OWNER TO ${OWNER_ROLE}', r.kind, r.name);
-      END LOOP;
-      FOR r IN
-        SELECT t.oid::regtype AS name, CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END AS kind
-          FROM pg_type t
-         WHERE t.typnamespace = 'public'::regnamespace
-           AND t.typtype IN ('e', 'd')
-           AND t.typowner <> '${OWNER_ROLE}'::regrole
-           AND NOT EXISTS (SELECT 1 FROM pg_depend d
-                            WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e')
-      LOOP
-        EXECUTE format('ALTER %s %s OWNER TO ${OWNER_ROLE}', r.kind, r.name);
-      END LOOP;
-    END $$`);
 }
 
 async function withSetupClient(url: string, work: (client: Client) => Promise<void>): Promise<void> {

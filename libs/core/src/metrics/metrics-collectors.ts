@@ -1,21 +1,13 @@
 import { getQueueToken } from '@nestjs/bull';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, Queue } from 'bull';
 import { createServer, Server } from 'node:http';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { CARD_ISSUANCE_QUEUE, MAIL_QUEUE, WEBHOOK_DELIVERY_QUEUE } from '../queue/queues';
 import { metricsAccessRefusal } from './metrics-access';
-import {
-  metricsRegistry,
-  queueJobOutcomes,
-  queueJobs,
-  walletReservedCents,
-  walletsWithHolds,
-  webhookOldestPendingAge,
-} from './metrics';
+import { metricsRegistry, queueJobOutcomes, queueJobs } from './metrics';
 
 /** Whether this process serves its metrics on METRICS_PORT itself (the worker side). */
 export const SERVE_METRICS = Symbol('SERVE_METRICS');
@@ -23,9 +15,42 @@ export const SERVE_METRICS = Symbol('SERVE_METRICS');
 const QUEUES = [CARD_ISSUANCE_QUEUE, MAIL_QUEUE, WEBHOOK_DELIVERY_QUEUE];
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
+/** Refreshes a domain's sampled metrics (e.g. wallet holds) at a scrape, in one round trip. */
+type Sampler = () => Promise<void>;
+
+/** The domains' samplers of this process by name (tests start several apps in one process; the last one wins). */
+const samplers = new Map<string, Sampler>();
+
 /**
- * Fills the sampled metrics at each scrape (queue depths, wallet holds, the oldest pending webhook
- * delivery) and counts the outcomes of the jobs this process runs. With `serve: true` (the worker
+ * A domain's metrics sampled at each scrape (e.g. from its tables), as a provider of its module:
+ * registered with the collector's samplers while the module runs, so libs/core runs no domain SQL.
+ */
+export abstract class SampledMetrics implements OnModuleInit, OnModuleDestroy {
+  private unregister?: () => void;
+
+  /** One name per domain: of two registrations of a name (two apps in one test process) the later serves. */
+  protected abstract readonly samplerName: string;
+
+  /** Sets the domain's gauges; a failure leaves them as they were and is logged by the collector. */
+  protected abstract sample(): Promise<void>;
+
+  onModuleInit(): void {
+    const sampler: Sampler = () => this.sample();
+    samplers.set(this.samplerName, sampler);
+    this.unregister = () => {
+      if (samplers.get(this.samplerName) === sampler) samplers.delete(this.samplerName);
+    };
+  }
+
+  onModuleDestroy(): void {
+    this.unregister?.();
+  }
+}
+
+/**
+ * Fills the sampled metrics at each scrape (queue depths here; the domains' through their samplers,
+ * such as wallet holds and the oldest pending webhook delivery) and counts the outcomes of the jobs
+ * this process runs. With `serve: true` (the worker
  * side, which has no HTTP app) it also serves them on METRICS_PORT, under the same access rule as
  * the API's GET /metrics.
  */
@@ -38,7 +63,6 @@ export class MetricsCollectors implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     private readonly moduleRef: ModuleRef,
-    private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SERVE_METRICS) private readonly serve: boolean,
   ) {}
@@ -86,25 +110,7 @@ export class MetricsCollectors implements OnApplicationBootstrap, OnModuleDestro
         const counts = await withinMs(queue.getJobCounts(), QUEUE_SAMPLE_TIMEOUT_MS);
         for (const state of QUEUE_STATES) queueJobs.set({ queue: name, state }, counts[state] ?? 0);
       }),
-      this.dataSource
-        .query(
-          `SELECT currency, COALESCE(SUM(reserved_cents), 0)::float8 AS reserved, COUNT(*) FILTER (WHERE reserved_cents > 0)::int AS holding
-             FROM wallets GROUP BY currency`,
-        )
-        .then((rows: { currency: string; reserved: number; holding: number }[]) => {
-          for (const row of rows) {
-            walletReservedCents.set({ currency: row.currency }, row.reserved);
-            walletsWithHolds.set({ currency: row.currency }, row.holding);
-          }
-        }),
-      this.dataSource
-        .query(
-          // Paused endpoints keep their deliveries pending on purpose: they would only make the age grow.
-          `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - MIN(d.created_at)), 0)::float8 AS age
-             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-            WHERE d.status = 'PENDING' AND e.active`,
-        )
-        .then(([row]: { age: number }[]) => webhookOldestPendingAge.set(row?.age ?? 0)),
+      ...[...samplers.values()].map((sampler) => sampler()),
     ]).catch((error: unknown) => this.logger.warn({ err: error }, 'sampling metrics failed'));
   }
 

@@ -1,4 +1,4 @@
-import { webhookDeliveryAttempts, webhookDeliveryLag } from '@app/core';
+import { webhookDeliveryAttempts, webhookDeliveryLag } from './webhook-metrics';
 import type { AttemptRecord } from './attempt-recorder';
 import type { ClaimedDelivery } from './delivery-leases';
 import { parseRetryAfter, retryDelayMs } from './retry-schedule';

@@ -1,7 +1,17 @@
 import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { BackgroundEnqueue, WEBHOOK_DELIVERY_QUEUE, WebhookDeliveryJob } from '@app/core';
+import { BackgroundEnqueue, WEBHOOK_DELIVERY_QUEUE } from '@app/core';
+
+/**
+ * "Send the due deliveries of this endpoint now." A job for one delivery's attempt (a retry, a ping,
+ * a manual retry) also names it, and its job id is `<deliveryId>.<attempt>` so a re-enqueue of the
+ * same attempt is a no-op.
+ */
+export interface WebhookDeliveryJob {
+  endpointId: string;
+  deliveryId?: string;
+}
 
 /**
  * Puts delivery work on the queue. The database row is the truth (status, next_attempt_at); a job

@@ -1,6 +1,7 @@
 import { Process, Processor } from '@nestjs/bull';
 import type { Job } from 'bull';
-import { WEBHOOK_DELIVERY_QUEUE, WebhookDeliveryJob } from '@app/core';
+import { WEBHOOK_DELIVERY_QUEUE } from '@app/core';
+import type { WebhookDeliveryJob } from './delivery-scheduler';
 import { WebhookDeliverer } from './webhook-deliverer';
 
 /**
