@@ -751,12 +751,12 @@ export interface components {
         CreateFxQuoteDto: {
             /**
              * @description The currency to convert from (its wallet pays).
-             * @example EUR
+             * @example USD
              */
             from: string;
             /**
              * @description The currency to convert to; not `from`.
-             * @example EUR
+             * @example GBP
              */
             to: string;
             /**
@@ -1422,8 +1422,12 @@ export interface components {
         };
         WebhookWalletCreditedData: {
             topupId: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Cents added, in `currency`.
+             */
             amountCents: number;
+            /** @description The currency of the wallet credited: the top-up’s (an account has one wallet per currency). */
             currency: string;
         };
         WebhookPingData: {

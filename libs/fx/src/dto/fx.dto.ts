@@ -3,7 +3,8 @@ import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { NoControlCharacters } from '@app/core';
 import { CurrencyCode } from '@app/wallet';
 
-const RATE = { type: Number, minimum: 0, exclusiveMinimum: true, example: 0.92 };
+// Positive, with 8 decimals at most (the smallest rate there is).
+const RATE = { type: Number, minimum: 0.00000001, example: 0.92 };
 
 export class FxRatesQueryDto {
   @CurrencyCode({ required: false, description: 'Only the rates from this currency (default: every pair of supported currencies).', example: 'USD' })

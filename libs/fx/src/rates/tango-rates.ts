@@ -43,10 +43,12 @@ export class TangoRatesSource implements FxRatesSource {
       });
       text = await response.text();
     } catch (error) {
-      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-      throw new FxRatesSourceError(
-        timedOut ? `Tango did not answer the exchange rates within ${this.options.timeoutMs} ms.` : `Tango could not be reached for exchange rates (${(error as Error).message}).`,
-      );
+      const name = (error as { name?: string } | null)?.name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new FxRatesSourceError(`Tango did not answer the exchange rates within ${this.options.timeoutMs} ms.`);
+      }
+      const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
+      throw new FxRatesSourceError(`Tango could not be reached for exchange rates: ${cause?.code ?? cause?.message ?? String(error)}.`);
     }
     if (!response.ok) throw new FxRatesSourceError(`Tango answered the exchange rates with HTTP ${response.status}.`);
     let body: unknown;
