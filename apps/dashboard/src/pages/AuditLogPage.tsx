@@ -30,6 +30,7 @@ const ACTION_NAMES: Record<AuditAction, true> = {
   'invitation.revoked': true,
   'account.created': true,
   'oauth_client.created': true,
+  'fx_conversion.created': true,
 };
 const ACTIONS = Object.keys(ACTION_NAMES) as AuditAction[];
 
