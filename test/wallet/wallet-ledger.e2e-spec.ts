@@ -292,6 +292,25 @@ describe('wallet ledger (real Postgres, concurrent transactions)', () => {
       expect((figures.wallets.EUR?.available ?? 0) + (figures.wallets.CAD?.available ?? 0)).toBe(1_200);
     });
 
+    it('deleting an account removes every wallet with its ledger, the one deletion the append-only ledger allows', async () => {
+      const { accountId } = await seedMerchant(t);
+      await credit(accountId, 500);
+      await creditIn(accountId, 'EUR', 500);
+      await creditIn(accountId, 'GBP', 500);
+      const owner = await adminDataSource(t.config.databaseUrl);
+      try {
+        await expect(owner.query(`DELETE FROM wallet_transactions WHERE account_id = $1 AND currency = 'EUR'`, [accountId])).rejects.toThrow(/append-only/);
+        await owner.query(`DELETE FROM accounts WHERE id = $1`, [accountId]);
+      } finally {
+        await owner.destroy();
+      }
+      const [{ wallets: left, rows }] = await dataSource.query(
+        `SELECT (SELECT count(*)::int FROM wallets WHERE account_id = $1) AS wallets, (SELECT count(*)::int FROM wallet_transactions WHERE account_id = $1) AS rows`,
+        [accountId],
+      );
+      expect({ left, rows }).toEqual({ left: 0, rows: 0 });
+    });
+
     it('the database refuses a wallet opened with money, a second primary wallet, a row of a wallet that does not exist, and a primary flag changed', async () => {
       const { accountId } = await seedMerchant(t);
       const open = (currency: string, extra: string, values: string) =>
