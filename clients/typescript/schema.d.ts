@@ -48,7 +48,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallet balance */
+        /**
+         * The primary wallet
+         * @description The wallet of the account’s own currency; `GET /v1/wallets` lists every wallet.
+         */
         get: operations["getWallet"];
         put?: never;
         post?: never;
@@ -67,9 +70,29 @@ export interface paths {
         };
         /**
          * Every balance change, newest first
-         * @description Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.
+         * @description Of every wallet, or of one with `currency`. Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.
          */
         get: operations["listWalletTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every wallet, one per currency
+         * @description The primary wallet first (even when empty), then the others by currency code; a wallet opens with its first top-up or conversion.
+         */
+        get: operations["listWallets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -92,10 +115,70 @@ export interface paths {
         get: operations["listTopups"];
         put?: never;
         /**
-         * Fund the wallet
-         * @description In fake mode the top-up settles at once and `checkoutUrl` is null. In stripe mode the top-up is PENDING and `checkoutUrl` is a Stripe Checkout page; the wallet is credited (`wallet.credited`) when payment succeeds. Needs an API key with `write`: OAuth tokens can never fund a wallet (403).
+         * Fund a wallet
+         * @description Funds the primary wallet, or the wallet of `currency` (opened by its first top-up). In fake mode the top-up settles at once and `checkoutUrl` is null. In stripe mode the top-up is PENDING and `checkoutUrl` is a Stripe Checkout page; the wallet is credited (`wallet.credited`) when payment succeeds. Needs an API key with `write`: OAuth tokens can never fund a wallet (403).
          */
         post: operations["createTopup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fx/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Exchange rates between the supported currencies
+         * @description `rate` is units of `to` per one unit of `from`, markup included; `asOf` says when the rate source gave it. Rates older than 24 h are still listed, but quotes and conversions at them answer 503.
+         */
+        get: operations["listFxRates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fx/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote a conversion, binding for 60 s
+         * @description What `toAmountCents` of `to` costs in `from` at the current rate: `fromAmountCents = ceil(toAmountCents / rate)`. Converting it within 60 s (`POST /v1/fx/conversions`) applies exactly these amounts. 503 while the rates are older than 24 h.
+         */
+        post: operations["createFxQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fx/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert between wallets at a quote
+         * @description Takes `fromAmountCents` from the `from` wallet and adds `toAmountCents` to the `to` wallet (opening it), in one transaction. A quote converts once, within 60 s of its making: used or expired is 422; an unknown quote or another account’s is 404. Needs an API key with `write` (or a dashboard admin): OAuth tokens can never convert (403).
+         */
+        post: operations["createFxConversion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -548,7 +631,7 @@ export interface components {
              * @description Cents held for rewards not yet turned into cards, and for cards being issued.
              */
             reservedCents: number;
-            /** @description ISO 4217 currency of the wallet (the account's). */
+            /** @description ISO 4217 currency of the wallet (GET /v1/wallet: the account's primary currency). */
             currency: string;
         };
         WalletResponseDto: {
@@ -556,10 +639,11 @@ export interface components {
         };
         WalletTransactionDto: {
             /**
-             * @description TOPUP (available +), HOLD (available -, reserved +), CAPTURE (reserved -), RELEASE (reserved -, available +).
+             * @description TOPUP (available +), HOLD (available -, reserved +), CAPTURE (reserved -), RELEASE (reserved -, available +),
+             *     CONVERSION_OUT (available -, the source wallet of a conversion), CONVERSION_IN (available +, its target wallet).
              * @enum {string}
              */
-            kind: "TOPUP" | "HOLD" | "CAPTURE" | "RELEASE";
+            kind: "TOPUP" | "HOLD" | "CAPTURE" | "RELEASE" | "CONVERSION_OUT" | "CONVERSION_IN";
             /** Format: int64 */
             availableDeltaCents: number;
             /** Format: int64 */
@@ -568,13 +652,15 @@ export interface components {
              * @description What the movement concerns.
              * @enum {string}
              */
-            relatedType: "topup" | "reward" | "card";
+            relatedType: "topup" | "reward" | "card" | "conversion";
             /** Format: date-time */
             createdAt: string;
             /** @description Transaction identifier (`wtx_`). */
             id: string;
+            /** @description The currency of the wallet it moved. */
+            currency: string;
             description: string;
-            /** @description Id of the top-up, reward or card. */
+            /** @description Id of the top-up, reward, card or conversion. */
             relatedId: string;
         };
         WalletTransactionListDto: {
@@ -587,12 +673,21 @@ export interface components {
             /** @description Whether more transactions follow: older ones, or newer ones when the page was asked with `ending_before`. */
             hasMore: boolean;
         };
+        WalletListDto: {
+            /** @description One wallet per currency the account holds: the primary one first (listed even when empty), then by currency code. */
+            wallets: components["schemas"]["WalletDto"][];
+        };
         CreateTopupDto: {
             /**
              * Format: int32
-             * @description Amount to add to the wallet, in cents of the wallet currency: 100 (1.00) to 100,000,000.
+             * @description Amount to add to the wallet, in cents of its currency: 100 (1.00) to 100,000,000.
              */
             amountCents: number;
+            /**
+             * @description The wallet to fund (default: the primary one). A currency the catalog offers; its wallet opens with its first top-up.
+             * @example EUR
+             */
+            currency?: string;
         };
         TopupDto: {
             /** Format: int64 */
@@ -629,6 +724,112 @@ export interface components {
             /** @description Whether more top-ups follow: older ones, or newer ones when the page was asked with `ending_before`. */
             hasMore: boolean;
         };
+        FxRateDto: {
+            /**
+             * @description Units of `to` per one unit of `from`, as a merchant gets them: the mid rate less `FX_MARKUP_BPS`, rounded down to 8 decimals.
+             * @example 0.92
+             */
+            rate: number;
+            /**
+             * @description The rate source's mid rate, without markup.
+             * @example 0.92
+             */
+            midRate: number;
+            /**
+             * Format: date-time
+             * @description When the rate source last gave this rate. Rates older than 24 h are not used for conversions (503).
+             */
+            asOf: string;
+            /** @description The currency converted from. */
+            from: string;
+            /** @description The currency converted to. */
+            to: string;
+        };
+        FxRateListDto: {
+            rates: components["schemas"]["FxRateDto"][];
+        };
+        CreateFxQuoteDto: {
+            /**
+             * @description The currency to convert from (its wallet pays).
+             * @example USD
+             */
+            from: string;
+            /**
+             * @description The currency to convert to; not `from`.
+             * @example GBP
+             */
+            to: string;
+            /**
+             * Format: int32
+             * @description How much of `to` to get, in its cents: 1 to 100,000,000.
+             */
+            toAmountCents: number;
+        };
+        FxQuoteDto: {
+            /**
+             * @description Units of `to` per one unit of `from`, markup included; the conversion applies exactly this rate.
+             * @example 0.92
+             */
+            rate: number;
+            /**
+             * @description The mid rate the quote was made from, without markup.
+             * @example 0.92
+             */
+            midRate: number;
+            /**
+             * Format: int64
+             * @description What the conversion takes from the `from` wallet: `ceil(toAmountCents / rate)`, never a cent in the merchant's favour.
+             */
+            fromAmountCents: number;
+            /**
+             * Format: int32
+             * @description What the conversion puts into the `to` wallet.
+             */
+            toAmountCents: number;
+            /**
+             * Format: date-time
+             * @description The quote binds for 60 s: until then `POST /v1/fx/conversions` converts at it; after, it is 422.
+             */
+            expiresAt: string;
+            /** @description Quote identifier (`fxq_`). */
+            id: string;
+            from: string;
+            to: string;
+        };
+        FxQuoteResponseDto: {
+            quote: components["schemas"]["FxQuoteDto"];
+        };
+        CreateFxConversionDto: {
+            /**
+             * @description The quote to convert at (`fxq_`), made by this account less than 60 s ago and not used yet.
+             * @example fxq_3hV8c2QmZkR1pT6wYbN0aD
+             */
+            quoteId: string;
+        };
+        FxConversionDto: {
+            /** @example 0.92 */
+            rate: number;
+            /**
+             * Format: int64
+             * @description Taken from the `from` wallet (a CONVERSION_OUT transaction).
+             */
+            fromAmountCents: number;
+            /**
+             * Format: int64
+             * @description Added to the `to` wallet (a CONVERSION_IN transaction); the wallet opens if the account had none.
+             */
+            toAmountCents: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Conversion identifier (`fxc_`); the wallet transactions it wrote name it as `relatedId`. */
+            id: string;
+            quoteId: string;
+            from: string;
+            to: string;
+        };
+        FxConversionResponseDto: {
+            conversion: components["schemas"]["FxConversionDto"];
+        };
         OverviewWalletDto: {
             /** Format: int64 */
             availableCents: number;
@@ -654,13 +855,32 @@ export interface components {
             redeemedRewards: number;
             /**
              * Format: int64
-             * @description Value of all cards issued, in cents.
+             * @description Value of all cards issued in the primary currency, in cents (`statsByCurrency` has every currency).
              */
             totalIssuedCents: number;
         };
+        CurrencyStatsDto: {
+            /**
+             * Format: int64
+             * @description Value of all cards issued in this currency, in cents.
+             */
+            totalIssuedCents: number;
+            /**
+             * Format: int64
+             * @description Value the currency's unfinished rewards still hold for their recipients (their remaining value), in cents.
+             */
+            activeValueCents: number;
+            /** @description ISO 4217 currency of the figures. */
+            currency: string;
+        };
         AccountOverviewDto: {
+            /** @description The primary wallet (as GET /v1/wallet). */
             wallet: components["schemas"]["OverviewWalletDto"];
             stats: components["schemas"]["OverviewStatsDto"];
+            /** @description Every wallet, as GET /v1/wallets: the primary one first, then by currency code. */
+            wallets: components["schemas"]["WalletDto"][];
+            /** @description Issued and active value per currency, one entry per wallet, in the order of `wallets`. */
+            statsByCurrency: components["schemas"]["CurrencyStatsDto"][];
         };
         CatalogItemDto: {
             /**
@@ -1202,8 +1422,12 @@ export interface components {
         };
         WebhookWalletCreditedData: {
             topupId: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Cents added, in `currency`.
+             */
             amountCents: number;
+            /** @description The currency of the wallet credited: the top-up’s (an account has one wallet per currency). */
             currency: string;
         };
         WebhookPingData: {
@@ -1770,6 +1994,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
+                /** @description Only the transactions of this currency’s wallet (default: every wallet). */
+                currency?: string;
                 /** @description The page of items older than this one (the last id of the page seen), for walking a whole list. */
                 starting_after?: string;
                 /** @description The page of items newer than this one (the first id of the page seen), for walking back. */
@@ -1794,6 +2020,112 @@ export interface operations {
                 };
             };
             /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listWallets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletListDto"];
+                };
+            };
+            /** @description Input no field accepts: a NUL character (U+0000) in the path, the query or the body, or a JSON body nested too deep. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2112,6 +2444,444 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listFxRates: {
+        parameters: {
+            query?: {
+                /** @description Only the rates from this currency (default: every pair of supported currencies). */
+                from?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxRateListDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createFxQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFxQuoteDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxQuoteResponseDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createFxConversion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 100 characters, scoped to your account. A retry with the same key and body replays the first response with status 200 and `Idempotent-Replayed: true`; the same key with another body is 422. A request that fails stores nothing. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFxConversionDto"];
+            };
+        };
+        responses: {
+            /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxConversionResponseDto"];
+                };
+            };
+            /** @description Converted: both wallets moved. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxConversionResponseDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The wallet balance is too low. */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource, or it belongs to another account. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Well formed, but cannot be fulfilled. */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

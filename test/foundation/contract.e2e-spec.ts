@@ -28,6 +28,7 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /dashboard/api/audit-log': 'dashboard audit_log:read',
   'GET /v1/wallet': 'wallet:read',
   'GET /v1/wallet/transactions': 'wallet:read',
+  'GET /v1/wallets': 'wallet:read',
   'POST /v1/topups': 'wallet:write',
   'GET /v1/topups': 'wallet:read',
   'POST /webhooks/stripe': 'public',
@@ -41,6 +42,7 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /v1/rewards/:id/resend': 'rewards:write',
   'GET /v1/catalog': 'catalog:read',
   'GET /v1/catalog/brands/:brandKey': 'catalog:read',
+  'GET /v1/fx/rates': 'wallet:read',
   'POST /v1/webhook-endpoints': 'webhooks:write',
   'GET /v1/webhook-endpoints': 'webhooks:read',
   'GET /v1/webhook-endpoints/:id': 'webhooks:read',
@@ -64,6 +66,8 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /r/:token': 'public',
   'GET /r/:token/api': 'public',
   'POST /r/:token/api/cards': 'public',
+  'POST /v1/fx/conversions': 'wallet:write',
+  'POST /v1/fx/quotes': 'wallet:read',
   // The dashboard-only API: `dashboard <scope>` is a role's permission that only a session carries;
   // `signed-in` needs a session but no account; `public` routes are sign-in, invitation links and resets.
   'POST /dashboard/api/session': 'public',

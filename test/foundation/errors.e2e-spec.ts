@@ -68,7 +68,12 @@ describe('errors', () => {
     expect(await (await fetch(`${t.baseUrl}/health/live`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${t.baseUrl}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' }, supplier: 'closed' });
+    expect(await ready.json()).toEqual({
+      status: 'ok',
+      checks: { postgres: 'ok', redis: 'ok' },
+      supplier: 'closed',
+      fx: { source: 'sandbox', status: 'fresh', asOf: expect.any(String) },
+    });
   });
 
   it('serves the Swagger UI at /docs and the document at /docs/openapi.json', async () => {

@@ -41,7 +41,12 @@ describe('PostgreSQL unreachable', () => {
     }
     const ready = await fetch(`${t.baseUrl}/health/ready`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ status: 'unavailable', checks: { postgres: 'down', redis: 'ok' }, supplier: 'closed' });
+    expect(await ready.json()).toEqual({
+      status: 'unavailable',
+      checks: { postgres: 'down', redis: 'ok' },
+      supplier: 'closed',
+      fx: { source: 'sandbox', status: 'unknown', asOf: null },
+    });
 
     await proxy.restore();
     // The same process reconnects: no restart needed.

@@ -66,7 +66,12 @@ describe('Redis unreachable', () => {
 
     const ready = await fetch(`${t.baseUrl}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'degraded', checks: { postgres: 'ok', redis: 'down' }, supplier: 'unknown' });
+    expect(await ready.json()).toEqual({
+      status: 'degraded',
+      checks: { postgres: 'ok', redis: 'down' },
+      supplier: 'unknown',
+      fx: { source: 'sandbox', status: 'fresh', asOf: expect.any(String) },
+    });
 
     // The credential's limit (20 a minute) still holds, counted by this process alone.
     let refused: ApiResponse | undefined;

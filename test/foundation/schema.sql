@@ -128,17 +128,22 @@ CREATE FUNCTION public.reward_cards_count_changes() RETURNS trigger
       BEGIN
         IF TG_OP = 'INSERT' THEN
           INSERT INTO list_count_changes (account_id, list, block, n)
-          SELECT account_id, 'issued_cents', NULL, sum(amount_cents) FROM new_rows WHERE status = 'ISSUED' GROUP BY 1;
+          SELECT account_id, k.list, NULL, sum(amount_cents)
+            FROM new_rows CROSS JOIN LATERAL (VALUES ('issued_cents'), ('issued_cents:' || currency)) AS k (list)
+           WHERE status = 'ISSUED' GROUP BY 1, 2;
         ELSIF TG_OP = 'DELETE' THEN
           INSERT INTO list_count_changes (account_id, list, block, n)
-          SELECT account_id, 'issued_cents', NULL, -sum(amount_cents) FROM old_rows WHERE status = 'ISSUED' GROUP BY 1;
+          SELECT account_id, k.list, NULL, -sum(amount_cents)
+            FROM old_rows CROSS JOIN LATERAL (VALUES ('issued_cents'), ('issued_cents:' || currency)) AS k (list)
+           WHERE status = 'ISSUED' GROUP BY 1, 2;
         ELSE
           INSERT INTO list_count_changes (account_id, list, block, n)
-          SELECT account_id, 'issued_cents', NULL, sum(n)
-            FROM (SELECT account_id, -amount_cents AS n FROM old_rows WHERE status = 'ISSUED'
+          SELECT account_id, k.list, NULL, sum(n)
+            FROM (SELECT account_id, currency, -amount_cents AS n FROM old_rows WHERE status = 'ISSUED'
                   UNION ALL
-                  SELECT account_id, amount_cents FROM new_rows WHERE status = 'ISSUED') AS moved
-           GROUP BY 1
+                  SELECT account_id, currency, amount_cents FROM new_rows WHERE status = 'ISSUED') AS moved
+                 CROSS JOIN LATERAL (VALUES ('issued_cents'), ('issued_cents:' || currency)) AS k (list)
+           GROUP BY 1, 2
           HAVING sum(n) <> 0;
         END IF;
         RETURN NULL;
@@ -159,12 +164,20 @@ CREATE FUNCTION public.rewards_count_changes() RETURNS trigger
           INSERT INTO list_count_changes (account_id, list, block, n)
           SELECT r.account_id, k.list, list_count_fine_block(r.seq), count(*)
             FROM new_rows r CROSS JOIN LATERAL (VALUES ('rewards'), ('rewards:' || r.status)) AS k (list)
-           GROUP BY 1, 2, 3;
+           GROUP BY 1, 2, 3
+          UNION ALL
+          SELECT account_id, 'active_cents:' || currency, NULL, sum(remaining_value_cents)
+            FROM new_rows WHERE status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED')
+           GROUP BY account_id, currency HAVING sum(remaining_value_cents) <> 0;
         ELSIF TG_OP = 'DELETE' THEN
           INSERT INTO list_count_changes (account_id, list, block, n)
           SELECT r.account_id, k.list, list_count_fine_block(r.seq), -count(*)
             FROM old_rows r CROSS JOIN LATERAL (VALUES ('rewards'), ('rewards:' || r.status)) AS k (list)
-           GROUP BY 1, 2, 3;
+           GROUP BY 1, 2, 3
+          UNION ALL
+          SELECT account_id, 'active_cents:' || currency, NULL, -sum(remaining_value_cents)
+            FROM old_rows WHERE status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED')
+           GROUP BY account_id, currency HAVING sum(remaining_value_cents) <> 0;
         ELSE
           INSERT INTO list_count_changes (account_id, list, block, n)
           SELECT moved.account_id, moved.list, list_count_fine_block(moved.seq), sum(moved.n)
@@ -173,7 +186,16 @@ CREATE FUNCTION public.rewards_count_changes() RETURNS trigger
                   UNION ALL
                   SELECT r.account_id, 'rewards:' || r.status, r.seq, 1
                     FROM old_rows o JOIN new_rows r ON r.id = o.id WHERE r.status <> o.status) AS moved
-           GROUP BY 1, 2, 3;
+           GROUP BY 1, 2, 3
+          UNION ALL
+          SELECT r.account_id, 'active_cents:' || r.currency, NULL,
+                 sum(CASE WHEN r.status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED') THEN r.remaining_value_cents ELSE 0 END
+                   - CASE WHEN o.status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED') THEN o.remaining_value_cents ELSE 0 END)
+            FROM old_rows o JOIN new_rows r ON r.id = o.id
+           WHERE r.remaining_value_cents <> o.remaining_value_cents OR r.status <> o.status
+           GROUP BY r.account_id, r.currency
+          HAVING sum(CASE WHEN r.status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED') THEN r.remaining_value_cents ELSE 0 END
+                   - CASE WHEN o.status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED') THEN o.remaining_value_cents ELSE 0 END) <> 0;
         END IF;
         RETURN NULL;
       END $$;
@@ -212,14 +234,14 @@ CREATE FUNCTION public.wallet_apply_transactions() RETURNS trigger
         moved record;
       BEGIN
         FOR moved IN
-          SELECT account_id, sum(available_delta_cents) AS available, sum(reserved_delta_cents) AS reserved
-            FROM new_transactions GROUP BY account_id ORDER BY account_id
+          SELECT account_id, currency, sum(available_delta_cents) AS available, sum(reserved_delta_cents) AS reserved
+            FROM new_transactions GROUP BY account_id, currency ORDER BY account_id, currency
         LOOP
           UPDATE wallets
              SET available_cents = available_cents + moved.available,
                  reserved_cents = reserved_cents + moved.reserved,
                  updated_at = now()
-           WHERE account_id = moved.account_id;
+           WHERE account_id = moved.account_id AND currency = moved.currency;
         END LOOP;
         RETURN NULL;
       END $$;
@@ -249,9 +271,9 @@ CREATE FUNCTION public.wallet_forbid_ledger_changes() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
       BEGIN
-        -- The cascade of deleting the account (through its wallet): the wallet row is gone by then.
+        -- The cascade of deleting the account (through its wallets): the row's wallet is gone by then.
         IF TG_OP = 'DELETE' THEN
-          IF NOT EXISTS (SELECT 1 FROM wallets WHERE account_id = OLD.account_id) THEN
+          IF NOT EXISTS (SELECT 1 FROM wallets WHERE account_id = OLD.account_id AND currency = OLD.currency) THEN
             RETURN OLD;
           END IF;
         END IF;
@@ -260,6 +282,20 @@ CREATE FUNCTION public.wallet_forbid_ledger_changes() RETURNS trigger
 
 
 ALTER FUNCTION public.wallet_forbid_ledger_changes() OWNER TO rewards_owner;
+
+--
+-- Name: wallet_forbid_primary_change(); Type: FUNCTION; Schema: public; Owner: rewards_owner
+--
+
+CREATE FUNCTION public.wallet_forbid_primary_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        RAISE EXCEPTION 'a wallet''s primary flag cannot change' USING ERRCODE = 'check_violation';
+      END $$;
+
+
+ALTER FUNCTION public.wallet_forbid_primary_change() OWNER TO rewards_owner;
 
 --
 -- Name: wallet_guard_balances(); Type: FUNCTION; Schema: public; Owner: rewards_owner
@@ -280,6 +316,23 @@ CREATE FUNCTION public.wallet_guard_balances() RETURNS trigger
 ALTER FUNCTION public.wallet_guard_balances() OWNER TO rewards_owner;
 
 --
+-- Name: wallet_open_empty(); Type: FUNCTION; Schema: public; Owner: rewards_owner
+--
+
+CREATE FUNCTION public.wallet_open_empty() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        IF NEW.available_cents <> 0 OR NEW.reserved_cents <> 0 THEN
+          RAISE EXCEPTION 'a wallet opens with zero balances' USING ERRCODE = 'check_violation';
+        END IF;
+        RETURN NEW;
+      END $$;
+
+
+ALTER FUNCTION public.wallet_open_empty() OWNER TO rewards_owner;
+
+--
 -- Name: wallet_open_for_account(); Type: FUNCTION; Schema: public; Owner: rewards_owner
 --
 
@@ -287,7 +340,7 @@ CREATE FUNCTION public.wallet_open_for_account() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
       BEGIN
-        INSERT INTO wallets (account_id, currency) VALUES (NEW.id, NEW.currency);
+        INSERT INTO wallets (account_id, currency, is_primary) VALUES (NEW.id, NEW.currency, true);
         RETURN NULL;
       END $$;
 
@@ -303,7 +356,9 @@ CREATE FUNCTION public.wallet_transactions_count_changes() RETURNS trigger
     AS $$
       BEGIN
         INSERT INTO list_count_changes (account_id, list, block, n)
-        SELECT account_id, 'wallet_transactions', list_count_fine_block(seq), count(*) FROM new_rows GROUP BY 1, 3;
+        SELECT t.account_id, k.list, list_count_fine_block(t.seq), count(*)
+          FROM new_rows t CROSS JOIN LATERAL (VALUES ('wallet_transactions'), ('wallet_transactions:' || t.currency)) AS k (list)
+         GROUP BY 1, 2, 3;
         RETURN NULL;
       END $$;
 
@@ -506,6 +561,74 @@ ALTER TABLE public.events ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+
+--
+-- Name: fx_conversions; Type: TABLE; Schema: public; Owner: rewards_owner
+--
+
+CREATE TABLE public.fx_conversions (
+    id text NOT NULL,
+    account_id text NOT NULL,
+    quote_id text NOT NULL,
+    from_currency character(3) NOT NULL,
+    to_currency character(3) NOT NULL,
+    rate numeric(24,8) NOT NULL,
+    from_amount_cents bigint NOT NULL,
+    to_amount_cents bigint NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT fx_conversions_from_amount_check CHECK ((from_amount_cents > 0)),
+    CONSTRAINT fx_conversions_to_amount_check CHECK ((to_amount_cents > 0))
+);
+
+
+ALTER TABLE public.fx_conversions OWNER TO rewards_owner;
+
+--
+-- Name: fx_quotes; Type: TABLE; Schema: public; Owner: rewards_owner
+--
+
+CREATE TABLE public.fx_quotes (
+    id text NOT NULL,
+    account_id text NOT NULL,
+    from_currency character(3) NOT NULL,
+    to_currency character(3) NOT NULL,
+    rate numeric(24,8) NOT NULL,
+    mid_rate numeric(24,8) NOT NULL,
+    from_amount_cents bigint NOT NULL,
+    to_amount_cents bigint NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT fx_quotes_from_amount_check CHECK ((from_amount_cents > 0)),
+    CONSTRAINT fx_quotes_from_check CHECK ((from_currency ~ '^[A-Z]{3}$'::text)),
+    CONSTRAINT fx_quotes_mid_rate_check CHECK ((mid_rate > (0)::numeric)),
+    CONSTRAINT fx_quotes_pair_check CHECK ((from_currency <> to_currency)),
+    CONSTRAINT fx_quotes_rate_check CHECK ((rate > (0)::numeric)),
+    CONSTRAINT fx_quotes_to_amount_check CHECK (((to_amount_cents >= 1) AND (to_amount_cents <= 100000000))),
+    CONSTRAINT fx_quotes_to_check CHECK ((to_currency ~ '^[A-Z]{3}$'::text))
+);
+
+
+ALTER TABLE public.fx_quotes OWNER TO rewards_owner;
+
+--
+-- Name: fx_rates; Type: TABLE; Schema: public; Owner: rewards_owner
+--
+
+CREATE TABLE public.fx_rates (
+    source text NOT NULL,
+    from_currency character(3) NOT NULL,
+    to_currency character(3) NOT NULL,
+    mid_rate numeric(24,8) NOT NULL,
+    as_of timestamp with time zone NOT NULL,
+    CONSTRAINT fx_rates_from_check CHECK ((from_currency ~ '^[A-Z]{3}$'::text)),
+    CONSTRAINT fx_rates_mid_rate_check CHECK ((mid_rate > (0)::numeric)),
+    CONSTRAINT fx_rates_pair_check CHECK ((from_currency <> to_currency)),
+    CONSTRAINT fx_rates_source_check CHECK ((source = ANY (ARRAY['sandbox'::text, 'tango'::text]))),
+    CONSTRAINT fx_rates_to_check CHECK ((to_currency ~ '^[A-Z]{3}$'::text))
+);
+
+
+ALTER TABLE public.fx_rates OWNER TO rewards_owner;
 
 --
 -- Name: idempotency_keys; Type: TABLE; Schema: public; Owner: rewards_owner
@@ -982,8 +1105,9 @@ CREATE TABLE public.wallet_transactions (
     related_type text NOT NULL,
     related_id text NOT NULL,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    CONSTRAINT wallet_transactions_kind_check CHECK ((((kind = 'TOPUP'::text) AND (available_delta_cents > 0) AND (reserved_delta_cents = 0)) OR ((kind = 'HOLD'::text) AND (available_delta_cents < 0) AND (reserved_delta_cents = (- available_delta_cents))) OR ((kind = 'CAPTURE'::text) AND (available_delta_cents = 0) AND (reserved_delta_cents < 0)) OR ((kind = 'RELEASE'::text) AND (reserved_delta_cents < 0) AND (available_delta_cents = (- reserved_delta_cents))))),
-    CONSTRAINT wallet_transactions_related_type_check CHECK ((related_type = ANY (ARRAY['topup'::text, 'reward'::text, 'card'::text])))
+    currency character(3) NOT NULL,
+    CONSTRAINT wallet_transactions_kind_check CHECK ((((kind = 'TOPUP'::text) AND (available_delta_cents > 0) AND (reserved_delta_cents = 0)) OR ((kind = 'HOLD'::text) AND (available_delta_cents < 0) AND (reserved_delta_cents = (- available_delta_cents))) OR ((kind = 'CAPTURE'::text) AND (available_delta_cents = 0) AND (reserved_delta_cents < 0)) OR ((kind = 'RELEASE'::text) AND (reserved_delta_cents < 0) AND (available_delta_cents = (- reserved_delta_cents))) OR ((kind = 'CONVERSION_OUT'::text) AND (available_delta_cents < 0) AND (reserved_delta_cents = 0)) OR ((kind = 'CONVERSION_IN'::text) AND (available_delta_cents > 0) AND (reserved_delta_cents = 0)))),
+    CONSTRAINT wallet_transactions_related_type_check CHECK ((related_type = ANY (ARRAY['topup'::text, 'reward'::text, 'card'::text, 'conversion'::text])))
 );
 
 
@@ -1013,7 +1137,9 @@ CREATE TABLE public.wallets (
     available_cents bigint DEFAULT 0 NOT NULL,
     reserved_cents bigint DEFAULT 0 NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    is_primary boolean DEFAULT false NOT NULL,
     CONSTRAINT wallets_available_check CHECK ((available_cents >= 0)),
+    CONSTRAINT wallets_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
     CONSTRAINT wallets_reserved_check CHECK ((reserved_cents >= 0))
 );
 
@@ -1189,6 +1315,38 @@ ALTER TABLE ONLY public.events
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_seq_key UNIQUE (seq);
+
+
+--
+-- Name: fx_conversions fx_conversions_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.fx_conversions
+    ADD CONSTRAINT fx_conversions_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: fx_conversions fx_conversions_quote_key; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.fx_conversions
+    ADD CONSTRAINT fx_conversions_quote_key UNIQUE (quote_id);
+
+
+--
+-- Name: fx_quotes fx_quotes_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.fx_quotes
+    ADD CONSTRAINT fx_quotes_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: fx_rates fx_rates_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.fx_rates
+    ADD CONSTRAINT fx_rates_pkey PRIMARY KEY (source, from_currency, to_currency);
 
 
 --
@@ -1380,7 +1538,7 @@ ALTER TABLE ONLY public.wallet_transactions
 --
 
 ALTER TABLE ONLY public.wallets
-    ADD CONSTRAINT wallets_pkey PRIMARY KEY (account_id);
+    ADD CONSTRAINT wallets_pkey PRIMARY KEY (account_id, currency);
 
 
 --
@@ -1647,6 +1805,13 @@ CREATE UNIQUE INDEX users_email_key ON public.users USING btree (email);
 
 
 --
+-- Name: wallet_transactions_account_currency_seq_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX wallet_transactions_account_currency_seq_idx ON public.wallet_transactions USING btree (account_id, currency, seq DESC);
+
+
+--
 -- Name: wallet_transactions_account_seq_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
@@ -1658,6 +1823,13 @@ CREATE INDEX wallet_transactions_account_seq_idx ON public.wallet_transactions U
 --
 
 CREATE UNIQUE INDEX wallet_transactions_once_key ON public.wallet_transactions USING btree (kind, related_type, related_id);
+
+
+--
+-- Name: wallets_one_primary; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE UNIQUE INDEX wallets_one_primary ON public.wallets USING btree (account_id) WHERE is_primary;
 
 
 --
@@ -1913,6 +2085,20 @@ CREATE TRIGGER wallets_guard_balances BEFORE UPDATE ON public.wallets FOR EACH R
 
 
 --
+-- Name: wallets wallets_open_empty; Type: TRIGGER; Schema: public; Owner: rewards_owner
+--
+
+CREATE TRIGGER wallets_open_empty BEFORE INSERT ON public.wallets FOR EACH ROW EXECUTE FUNCTION public.wallet_open_empty();
+
+
+--
+-- Name: wallets wallets_primary_fixed; Type: TRIGGER; Schema: public; Owner: rewards_owner
+--
+
+CREATE TRIGGER wallets_primary_fixed BEFORE UPDATE OF is_primary ON public.wallets FOR EACH ROW WHEN ((new.is_primary IS DISTINCT FROM old.is_primary)) EXECUTE FUNCTION public.wallet_forbid_primary_change();
+
+
+--
 -- Name: api_keys api_keys_account_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
 --
 
@@ -1958,6 +2144,30 @@ ALTER TABLE ONLY public.catalog_rules
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
+
+
+--
+-- Name: fx_conversions fx_conversions_account_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.fx_conversions
+    ADD CONSTRAINT fx_conversions_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
+
+
+--
+-- Name: fx_conversions fx_conversions_quote_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.fx_conversions
+    ADD CONSTRAINT fx_conversions_quote_id_fkey FOREIGN KEY (quote_id) REFERENCES public.fx_quotes(id) ON DELETE CASCADE;
+
+
+--
+-- Name: fx_quotes fx_quotes_account_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.fx_quotes
+    ADD CONSTRAINT fx_quotes_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
 
 
 --
@@ -2121,11 +2331,11 @@ ALTER TABLE ONLY public.topups
 
 
 --
--- Name: wallet_transactions wallet_transactions_account_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
+-- Name: wallet_transactions wallet_transactions_wallet_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
 --
 
 ALTER TABLE ONLY public.wallet_transactions
-    ADD CONSTRAINT wallet_transactions_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.wallets(account_id) ON DELETE CASCADE;
+    ADD CONSTRAINT wallet_transactions_wallet_fkey FOREIGN KEY (account_id, currency) REFERENCES public.wallets(account_id, currency) ON DELETE CASCADE;
 
 
 --
@@ -2236,6 +2446,27 @@ GRANT SELECT,INSERT,UPDATE ON TABLE public.events TO rewards_app;
 --
 
 GRANT SELECT,USAGE ON SEQUENCE public.events_seq_seq TO rewards_app;
+
+
+--
+-- Name: TABLE fx_conversions; Type: ACL; Schema: public; Owner: rewards_owner
+--
+
+GRANT SELECT,INSERT ON TABLE public.fx_conversions TO rewards_app;
+
+
+--
+-- Name: TABLE fx_quotes; Type: ACL; Schema: public; Owner: rewards_owner
+--
+
+GRANT SELECT,INSERT ON TABLE public.fx_quotes TO rewards_app;
+
+
+--
+-- Name: TABLE fx_rates; Type: ACL; Schema: public; Owner: rewards_owner
+--
+
+GRANT SELECT,INSERT,UPDATE ON TABLE public.fx_rates TO rewards_app;
 
 
 --

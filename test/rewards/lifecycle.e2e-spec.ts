@@ -265,6 +265,8 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     expect(overview).toEqual({
       wallet: { availableCents: 100_000 - picks.fixedUsd.valueCents - 2_000, reservedCents: 2_000, currency: 'USD' },
       stats: { totalRewards: 3, activeRewards: 1, redeemedRewards: 1, totalIssuedCents: picks.fixedUsd.valueCents },
+      wallets: [{ availableCents: 100_000 - picks.fixedUsd.valueCents - 2_000, reservedCents: 2_000, currency: 'USD' }],
+      statsByCurrency: [{ currency: 'USD', totalIssuedCents: picks.fixedUsd.valueCents, activeValueCents: 2_000 }],
     });
   });
 });

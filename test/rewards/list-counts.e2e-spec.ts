@@ -59,12 +59,16 @@ describe('kept list counts under concurrent randomized workloads', () => {
          SELECT 'rewards' AS list, seq FROM rewards WHERE account_id = $1
          UNION ALL SELECT 'rewards:' || status, seq FROM rewards WHERE account_id = $1
          UNION ALL SELECT 'wallet_transactions', seq FROM wallet_transactions WHERE account_id = $1
+         UNION ALL SELECT 'wallet_transactions:' || currency, seq FROM wallet_transactions WHERE account_id = $1
        )
        SELECT list, 0 AS level, 0 AS block, count(*) AS n FROM seqd GROUP BY 1
        UNION ALL SELECT list, 1, seq >> 20, count(*) FROM seqd GROUP BY 1, 3
        UNION ALL SELECT list, 2, seq >> 12, count(*) FROM seqd GROUP BY 1, 3
        UNION ALL SELECT 'topups', 0, 0, count(*) FROM topups WHERE account_id = $1
-       UNION ALL SELECT 'issued_cents', 0, 0, COALESCE(sum(amount_cents), 0) FROM reward_cards WHERE account_id = $1 AND status = 'ISSUED'`,
+       UNION ALL SELECT 'issued_cents', 0, 0, COALESCE(sum(amount_cents), 0) FROM reward_cards WHERE account_id = $1 AND status = 'ISSUED'
+       UNION ALL SELECT 'issued_cents:' || currency, 0, 0, sum(amount_cents) FROM reward_cards WHERE account_id = $1 AND status = 'ISSUED' GROUP BY currency
+       UNION ALL SELECT 'active_cents:' || currency, 0, 0, sum(remaining_value_cents) FROM rewards
+                  WHERE account_id = $1 AND status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED') GROUP BY currency`,
       [accountId],
     );
     return Object.fromEntries(rows.filter((r) => Number(r.n) !== 0).map((r) => [`${r.list}@${r.level}:${r.block}`, Number(r.n)]));
@@ -181,7 +185,14 @@ describe('kept list counts under concurrent randomized workloads', () => {
            FROM rewards WHERE account_id = $1`,
         [m.accountId],
       );
-      expect((await api.get('/v1/account/overview')).body.stats).toEqual(stats);
+      const overview = (await api.get('/v1/account/overview')).body;
+      expect(overview.stats).toEqual(stats);
+      const [byCurrency] = await dataSource.query(
+        `SELECT (SELECT COALESCE(sum(remaining_value_cents), 0)::int FROM rewards
+                  WHERE account_id = $1 AND status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED')) AS "activeValueCents"`,
+        [m.accountId],
+      );
+      expect(overview.statsByCurrency).toEqual([{ currency: 'USD', totalIssuedCents: stats.totalIssuedCents, ...byCurrency }]);
       expect(stats.redeemedRewards + stats.activeRewards).toBeGreaterThan(0);
       const [{ n: ledger }] = await dataSource.query(`SELECT count(*)::int AS n FROM wallet_transactions WHERE account_id = $1`, [m.accountId]);
       expect((await api.get('/v1/wallet/transactions?page_size=1')).body.total).toBe(ledger);

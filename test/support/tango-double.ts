@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TangoBrand, TangoCatalog, TangoErrorBody, TangoItem, TangoOrder } from '../../libs/catalog/src/supplier/tango/tango-wire';
+import type { TangoExchangeRate, TangoExchangeRateResponse } from '../../libs/fx/src/rates/tango-rates-wire';
 
 export interface TangoRecordedRequest {
   method: string;
@@ -112,18 +113,37 @@ export function defaultTangoCatalog(): TangoBrand[] {
 }
 
 /**
+ * Exchange rates in Tango's shape (ExchangeRate: units of `rewardCurrency` per one `baseCurrency`),
+ * last modified `modifiedAt`: USD to the others, and one EUR base rate besides.
+ */
+export function defaultTangoExchangeRates(modifiedAt = new Date()): TangoExchangeRate[] {
+  const rate = (baseCurrency: string, rewardCurrency: string, baseFx: number): TangoExchangeRate => ({
+    lastModifiedDate: modifiedAt.toISOString(),
+    rewardCurrency,
+    baseCurrency,
+    baseFx,
+  });
+  return [rate('USD', 'EUR', 0.9231), rate('USD', 'GBP', 0.7912), rate('USD', 'CAD', 1.3599), rate('EUR', 'USD', 1.0833)];
+}
+
+/**
  * A local stand-in for the part of Tango Card's RaaS API v2 we call, on its wire format (docs/suppliers.md):
  * Basic authentication with the platform name and key; `GET /raas/v2/catalogs`; `POST /raas/v2/orders`
  * checking field names and types like Tango's validation (unknown, missing or mistyped fields, wrong
  * account or customer, unknown or inactive utid, amount not allowed by the item: 400 with Tango's
  * error body), answering a repeated `externalRefID` with the original order (200, no second order);
- * `GET /raas/v2/orders?externalRefID=` and `GET /raas/v2/orders/{referenceOrderID}`. Faults on demand.
+ * `GET /raas/v2/orders?externalRefID=` and `GET /raas/v2/orders/{referenceOrderID}`; `GET /raas/v2/exchangerates`
+ * (with its `baseCurrency` / `rewardCurrency` filters, each a comma-separated list), or any body set as
+ * `exchangeRatesBody` (garbage, for the adapter's sake). Faults on demand.
  */
 export class TangoDouble {
   readonly requests: TangoRecordedRequest[] = [];
   /** Orders placed, by referenceOrderID, in order. */
   readonly orders = new Map<string, TangoOrder>();
   brands: TangoBrand[] = defaultTangoCatalog();
+  exchangeRates: TangoExchangeRate[] = defaultTangoExchangeRates();
+  /** When set, `GET /exchangerates` answers exactly this text (status 200), whatever it is. */
+  exchangeRatesBody: string | undefined;
   private readonly byExternalRef = new Map<string, string>();
   private readonly faults: { route: string; fault: TangoFault }[] = [];
   private readonly hanging = new Set<ServerResponse>();
@@ -150,9 +170,14 @@ export class TangoDouble {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  /** The next `count` requests to `route` (e.g. 'POST /orders', 'GET /catalogs') get `fault`. */
+  /** The next `count` requests to `route` (e.g. 'POST /orders', 'GET /catalogs', 'GET /exchangerates') get `fault`. */
   failNext(count: number, fault: TangoFault, route = 'POST /orders'): void {
     for (let i = 0; i < count; i += 1) this.faults.push({ route, fault });
+  }
+
+  /** Requests for the exchange rates (whatever their answer). */
+  exchangeRateRequests(): TangoRecordedRequest[] {
+    return this.requests.filter((r) => r.method === 'GET' && r.path === '/raas/v2/exchangerates');
   }
 
   /** Requests that asked to place an order (whatever their answer). */
@@ -200,6 +225,21 @@ export class TangoDouble {
     const fault = faultIndex >= 0 ? this.faults.splice(faultIndex, 1)[0].fault : undefined;
     if (fault && !fault.afterOrder) return this.applyFault(fault, res, fail);
 
+    if (route === 'GET /exchangerates') {
+      if (this.exchangeRatesBody !== undefined) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(this.exchangeRatesBody);
+        return;
+      }
+      const filter = (name: string) => url.searchParams.get(name)?.split(',').filter(Boolean);
+      const bases = filter('baseCurrency');
+      const rewards = filter('rewardCurrency');
+      const answer: TangoExchangeRateResponse = {
+        disclaimer: 'Exchange rates are provided here for reference. They are updated at least once a day and may have changed by time of order.',
+        exchangeRates: this.exchangeRates.filter((r) => (!bases || bases.includes(r.baseCurrency)) && (!rewards || rewards.includes(r.rewardCurrency))),
+      };
+      return reply(200, answer);
+    }
     if (route === 'GET /catalogs') {
       const catalog: TangoCatalog = { catalogName: 'Rewards Test Catalog', brands: this.brands };
       return reply(200, catalog);

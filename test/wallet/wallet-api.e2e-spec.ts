@@ -44,6 +44,7 @@ describe('wallet, transactions and fake top-ups over HTTP', () => {
     expect(transactions.body.total).toBe(1);
     expect(transactions.body.transactions[0]).toEqual({
       id: expect.stringMatching(/^wtx_/),
+      currency: 'USD',
       kind: 'TOPUP',
       availableDeltaCents: 50_000,
       reservedDeltaCents: 0,
@@ -62,6 +63,8 @@ describe('wallet, transactions and fake top-ups over HTTP', () => {
     expect(overview.body).toEqual({
       wallet: { availableCents: 50_000, reservedCents: 0, currency: 'USD' },
       stats: { totalRewards: 0, activeRewards: 0, redeemedRewards: 0, totalIssuedCents: 0 },
+      wallets: [{ availableCents: 50_000, reservedCents: 0, currency: 'USD' }],
+      statsByCurrency: [{ currency: 'USD', totalIssuedCents: 0, activeValueCents: 0 }],
     });
 
     // The settled top-up recorded its wallet.credited event in the same transaction.
@@ -76,7 +79,9 @@ describe('wallet, transactions and fake top-ups over HTTP', () => {
     [{ amountCents: 10.5 }, 'amountCents'],
     [{ amountCents: '1000' }, 'amountCents'],
     [{}, 'amountCents'],
-    [{ amountCents: 1000, currency: 'EUR' }, 'currency'],
+    [{ amountCents: 1000, currency: 'eur' }, 'currency'],
+    [{ amountCents: 1000, currency: 'XYZ' }, 'currency'],
+    [{ amountCents: 1000, currency: 'EURO' }, 'currency'],
   ])('refuses top-up %j with 400 naming %s, and credits nothing', async (body, field) => {
     const m = await seedMerchant(t);
     const res = await t.api.as(m.key).post('/v1/topups', body);

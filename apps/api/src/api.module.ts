@@ -4,6 +4,7 @@ import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
 import { DashboardModule } from '@app/dashboard';
+import { FxModule } from '@app/fx';
 import { AppConfig, InfrastructureModule, MetricsModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
@@ -39,6 +40,7 @@ export class ApiModule {
         AccountModule,
         WalletModule,
         TopupsModule,
+        FxModule,
         AccountOverviewModule,
         CatalogModule,
         RewardsModule,

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
 import { SupplierGate } from '@app/catalog';
 import { RedisClient } from '@app/core';
+import { FxRates } from '@app/fx';
 
 /**
  * Liveness says the process answers; readiness says it can serve. PostgreSQL holds all state, so
@@ -13,7 +14,8 @@ import { RedisClient } from '@app/core';
  * it is degraded: taking every instance out of a load balancer for a Redis outage would turn a
  * degraded service into none. Readiness also reports the card supplier's circuit (`closed`,
  * `half_open`, `open`) without turning red for it: a paused supplier delays card issuance, the API
- * still serves (docs/operations.md, Degraded modes and Health).
+ * still serves (docs/operations.md, Degraded modes and Health). Likewise the exchange rates: `fx`
+ * says whether they are fresh, stale (conversions answer 503) or missing (docs/currencies.md).
  */
 @ApiExcludeController()
 @Public()
@@ -23,6 +25,7 @@ export class HealthController {
     private readonly dataSource: DataSource,
     private readonly redis: RedisClient,
     private readonly supplierGate: SupplierGate,
+    private readonly fxRates: FxRates,
   ) {}
 
   @Get('live')
@@ -33,19 +36,20 @@ export class HealthController {
 
   @Get('ready')
   async ready(@Res({ passthrough: true }) response: Response) {
-    const [postgres, redis, supplier] = await Promise.all([
+    const [postgres, redis, supplier, fx] = await Promise.all([
       withTimeout(this.dataSource.query('SELECT 1').then(() => 'ok' as const)),
       // Just after start the connection may not be up yet: wait for it (within the check's time) rather than say "down".
       withTimeout(this.redis.connected.then(() => this.redis.ping()).then(() => 'ok' as const)),
       withTimeout(this.supplierGate.state(), 'unknown' as const),
+      withTimeout(this.fxRates.health(), this.fxRates.unknownHealth()),
     ]);
     const ready = postgres === 'ok';
     response.status(ready ? 200 : 503);
-    return { status: !ready ? 'unavailable' : redis === 'ok' ? 'ok' : 'degraded', checks: { postgres, redis }, supplier };
+    return { status: !ready ? 'unavailable' : redis === 'ok' ? 'ok' : 'degraded', checks: { postgres, redis }, supplier, fx };
   }
 }
 
-async function withTimeout<T extends string, F extends string = 'down'>(check: Promise<T>, otherwise = 'down' as F, ms = 2000): Promise<T | F> {
+async function withTimeout<T, F = 'down'>(check: Promise<T>, otherwise = 'down' as F, ms = 2000): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(otherwise), ms)));
   try {

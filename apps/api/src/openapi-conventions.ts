@@ -139,8 +139,9 @@ export function applyContractConventions(document: OpenAPIObject): OpenAPIObject
 
 const TAGS: Record<string, string> = {
   Account: 'The account a credential belongs to: its settings, branding and overview.',
-  Wallet: 'The prepaid balance rewards are paid from, and its ledger.',
-  'Top-ups': 'Adding money to the wallet.',
+  Wallet: 'The prepaid balances rewards are paid from, one wallet per currency, and their ledger.',
+  'Top-ups': 'Adding money to a wallet.',
+  FX: 'Exchange rates, quotes binding for 60 s, and conversions between wallets.',
   Catalog: 'Gift-card brands and the items that can be sent.',
   Rewards: 'Sending rewards, one or in bulk, and following them.',
   Webhooks: 'Endpoints that receive signed event notifications, and their deliveries.',

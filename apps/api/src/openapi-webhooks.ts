@@ -54,8 +54,14 @@ const DATA_SCHEMAS: Record<string, Json> = {
     additionalProperties: false,
     properties: {
       topupId: { type: 'string', pattern: '^tu_', maxLength: 64 },
-      amountCents: { ...cents, minimum: 1 },
-      currency: { type: 'string', minLength: 3, maxLength: 3 },
+      amountCents: { ...cents, minimum: 1, description: 'Cents added, in `currency`.' },
+      currency: {
+        type: 'string',
+        pattern: '^[A-Z]{3}$',
+        minLength: 3,
+        maxLength: 3,
+        description: 'The currency of the wallet credited: the top-up’s (an account has one wallet per currency).',
+      },
     },
   },
   WebhookPingData: {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { CatalogWorkerModule } from '@app/catalog';
+import { FxWorkerModule } from '@app/fx';
 import { RewardsWorkerModule } from '@app/rewards';
 import { WebhooksWorkerModule } from '@app/webhooks';
 import { ListCountsCompactor } from './list-counts.compactor';
@@ -10,7 +11,7 @@ import { ListCountsCompactor } from './list-counts.compactor';
  * each domain adds its *WorkerModule here.
  */
 @Module({
-  imports: [ScheduleModule.forRoot(), CatalogWorkerModule, RewardsWorkerModule, WebhooksWorkerModule],
+  imports: [ScheduleModule.forRoot(), CatalogWorkerModule, FxWorkerModule, RewardsWorkerModule, WebhooksWorkerModule],
   providers: [ListCountsCompactor],
 })
 export class WorkerModule {}

@@ -19,4 +19,3 @@ export type { Joined } from './identity/invitation.service';
 export { API_KEY_SCOPES } from './entities/api-key.entity';
 export type { ApiKeyScope } from './entities/api-key.entity';
 export type { MembershipRole } from './entities/membership.entity';
-export { AccountOverviewDto } from './dto/account.dto';

@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   'invitation.revoked',
   'account.created',
   'oauth_client.created',
+  'fx_conversion.created',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

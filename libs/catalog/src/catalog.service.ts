@@ -53,6 +53,8 @@ export class CatalogService implements NotificationHandler {
   private knownAt = 0;
   private generation = 0;
   private subscribed = false;
+  /** The currencies offered, as read at a revision (they change only with the catalog). */
+  private offered: { revision: number; currencies: string[] } | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -162,6 +164,23 @@ export class CatalogService implements NotificationHandler {
   async activeItemCurrency(utid: string, manager?: EntityManager): Promise<string | null> {
     const items = manager ? manager.getRepository(CatalogItemEntity) : this.items;
     return (await items.findOneBy({ utid, active: true }))?.currencyCode ?? null;
+  }
+
+  /**
+   * The currencies the catalog offers (those of its active items of active brands), sorted: the
+   * currencies an account may hold wallets in (docs/currencies.md). Read again only when the
+   * catalog revision moves.
+   */
+  async currencies(): Promise<string[]> {
+    const revision = await this.currentRevision();
+    if (this.offered?.revision === revision) return this.offered.currencies;
+    const rows: { currency: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT i.currency_code AS currency FROM catalog_items i JOIN catalog_brands b ON b.brand_key = i.brand_key
+        WHERE i.active AND b.active ORDER BY 1`,
+    );
+    const currencies = rows.map((row) => row.currency);
+    this.offered = { revision, currencies };
+    return currencies;
   }
 
   /** Which of `keys` name active brands (for CHOICE rewards' allowedBrandKeys). */

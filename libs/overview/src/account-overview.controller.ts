@@ -1,9 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AccountOverviewDto } from '@app/account';
+import { DataSource } from 'typeorm';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
+import { readListTotals } from '@app/core';
 import { RewardsService } from '@app/rewards';
 import { toWalletDto, WalletLedger } from '@app/wallet';
+import { AccountOverviewDto } from './dto/overview.dto';
 
 /**
  * GET /v1/account/overview reads several domains (wallet, rewards), so it lives above them
@@ -13,6 +15,7 @@ import { toWalletDto, WalletLedger } from '@app/wallet';
 @Controller('v1/account')
 export class AccountOverviewController {
   constructor(
+    private readonly dataSource: DataSource,
     private readonly ledger: WalletLedger,
     private readonly rewards: RewardsService,
   ) {}
@@ -21,10 +24,22 @@ export class AccountOverviewController {
   @RequireScope('account:read')
   @ApiOperation({ operationId: 'getAccountOverview', summary: 'Wallet balances and reward statistics' })
   async overview(@CurrentPrincipal() principal: Principal): Promise<AccountOverviewDto> {
-    const [wallet, stats] = await Promise.all([
-      this.ledger.getWallet(principal.accountId),
-      this.rewards.stats(principal.accountId),
-    ]);
-    return { wallet: toWalletDto(wallet), stats };
+    const { accountId } = principal;
+    const [wallets, stats] = await Promise.all([this.ledger.listWallets(accountId), this.rewards.stats(accountId)]);
+    // Per currency from the kept counts (docs/currencies.md, Overview): the same cost at any volume.
+    const lists = wallets.flatMap(({ currency }) => [`issued_cents:${currency}`, `active_cents:${currency}`]);
+    const totals = await readListTotals(this.dataSource.manager, accountId, lists);
+    const statsByCurrency = wallets.map(({ currency }) => ({
+      currency,
+      totalIssuedCents: totals[`issued_cents:${currency}`],
+      activeValueCents: totals[`active_cents:${currency}`],
+    }));
+    // The primary wallet is listed first, always.
+    return {
+      wallet: toWalletDto(wallets[0]),
+      stats: { ...stats, totalIssuedCents: statsByCurrency[0].totalIssuedCents },
+      wallets: wallets.map(toWalletDto),
+      statsByCurrency,
+    };
   }
 }

@@ -27,17 +27,16 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
                           $16::text[], $17::jsonb[])
       WHERE EXISTS (SELECT 1 FROM claim)),
 ledger AS (INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, $18, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM wallets w,
-              unnest($19::text[],
-                     $20::bigint[],
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, $18::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $18::text AND w.is_primary), $19, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($20::text[],
                      $21::bigint[],
-                     $22::text[],
+                     $22::bigint[],
                      $23::text[],
-                     $24::text[])
+                     $24::text[],
+                     $25::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
-        WHERE w.account_id = $25 AND EXISTS (SELECT 1 FROM claim)
+        WHERE EXISTS (SELECT 1 FROM claim)
        RETURNING id)
 SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, EXISTS (SELECT 1 FROM claim) AS done;
 
@@ -60,16 +59,15 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
                           $8::text[], $9::jsonb[])
       WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
 ledger AS (INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, $10, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM wallets w,
-              unnest($11::text[],
-                     $12::bigint[],
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, $10::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $10::text AND w.is_primary), $11, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($12::text[],
                      $13::bigint[],
-                     $14::text[],
+                     $14::bigint[],
                      $15::text[],
-                     $16::text[])
+                     $16::text[],
+                     $17::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
-        WHERE w.account_id = $17 AND EXISTS (SELECT 1 FROM fresh_catalog)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)
        RETURNING id)
 SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, EXISTS (SELECT 1 FROM fresh_catalog) AS done;

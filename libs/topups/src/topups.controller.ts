@@ -16,9 +16,9 @@ export class TopupsController {
   @RequireScope('wallet:write')
   @ApiOperation({
     operationId: 'createTopup',
-    summary: 'Fund the wallet',
+    summary: 'Fund a wallet',
     description:
-      'In fake mode the top-up settles at once and `checkoutUrl` is null. In stripe mode the top-up is PENDING ' +
+      'Funds the primary wallet, or the wallet of `currency` (opened by its first top-up). In fake mode the top-up settles at once and `checkoutUrl` is null. In stripe mode the top-up is PENDING ' +
       'and `checkoutUrl` is a Stripe Checkout page; the wallet is credited (`wallet.credited`) when payment succeeds. ' +
       'Needs an API key with `write`: OAuth tokens can never fund a wallet (403).',
   })
@@ -28,7 +28,7 @@ export class TopupsController {
     @CurrentAuditOrigin() origin: AuditOrigin,
     @Body() body: CreateTopupDto,
   ): Promise<CreateTopupResponseDto> {
-    const { topup, checkoutUrl } = await this.topups.create(principal.accountId, body.amountCents, origin);
+    const { topup, checkoutUrl } = await this.topups.create(principal.accountId, body.amountCents, origin, body.currency);
     return { topup: toTopupDto(topup), checkoutUrl, paymentsMode: topup.provider };
   }
 

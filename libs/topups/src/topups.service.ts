@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { AuditLog, AuditOrigin } from '@app/audit';
 import { APP_CONFIG, AppConfig, ListPage, ListWindow, newId, readListPage, readSnapshot, recordEvent, UpstreamUnavailableError } from '@app/core';
-import { WalletLedger } from '@app/wallet';
+import { Currencies, WalletLedger } from '@app/wallet';
 import { TopupEntity, TopupStatus } from './entities/topup.entity';
 import { CheckoutEvent, StripeCheckout } from './payments/stripe-checkout';
 
@@ -29,10 +29,17 @@ export class TopupsService {
     private readonly stripe: StripeCheckout,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditLog,
+    private readonly currencies: Currencies,
   ) {}
 
-  async create(accountId: string, amountCents: number, origin: AuditOrigin): Promise<{ topup: TopupEntity; checkoutUrl: string | null }> {
-    const { currency } = await this.ledger.getWallet(accountId);
+  /** Funds the primary wallet, or `requested`'s (a currency the account may hold: 400 otherwise). */
+  async create(
+    accountId: string,
+    amountCents: number,
+    origin: AuditOrigin,
+    requested?: string,
+  ): Promise<{ topup: TopupEntity; checkoutUrl: string | null }> {
+    const currency = requested === undefined ? await this.ledger.currencyOf(accountId) : await this.currencies.check(accountId, requested, 'currency');
     const topup = this.topups.create({
       id: newId('tu'),
       accountId,
@@ -118,11 +125,15 @@ export class TopupsService {
       .getOne();
   }
 
-  /** Marks the top-up SUCCEEDED and credits the wallet, with its event, in the caller's transaction. */
+  /**
+   * Marks the top-up SUCCEEDED and credits the wallet of its currency (opening it on its first
+   * credit), with its event, in the caller's transaction.
+   */
   private async settle(manager: EntityManager, topup: TopupEntity): Promise<void> {
     await manager.update(TopupEntity, { id: topup.id }, { status: 'SUCCEEDED', completedAt: () => 'clock_timestamp()' });
     const credited = await this.ledger.credit(manager, {
       accountId: topup.accountId,
+      currency: topup.currency,
       amountCents: topup.amountCents,
       relatedType: 'topup',
       relatedId: topup.id,

@@ -1,4 +1,5 @@
 // What other modules may use; the entities stay inside (docs/architecture.md, Table ownership).
 export * from './wallet.module';
 export * from './wallet-ledger.service';
+export * from './currencies';
 export * from './dto/wallet.dto';

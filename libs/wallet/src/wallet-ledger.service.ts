@@ -7,8 +7,31 @@ import { WalletEntity } from './entities/wallet.entity';
 
 export interface LedgerEntry {
   accountId: string;
+  /**
+   * The wallet's currency (docs/currencies.md). Absent: the account's primary wallet, as before
+   * wallets per currency existed, so every caller written then keeps moving the primary wallet.
+   */
+  currency?: string;
   amountCents: number;
   relatedType: WalletRelatedType;
+  relatedId: string;
+  description?: string;
+}
+
+/**
+ * A conversion between two wallets of one account: `fromAmountCents` leaves the `fromCurrency`
+ * wallet (CONVERSION_OUT), `toAmountCents` enters the `toCurrency` wallet (CONVERSION_IN), which is
+ * opened if the account has none. The amounts are the caller's (libs/fx rounds them); the ledger
+ * only moves them, both or neither.
+ */
+export interface ConversionEntry {
+  accountId: string;
+  fromCurrency: string;
+  toCurrency: string;
+  fromAmountCents: number;
+  toAmountCents: number;
+  /** `conversion` (a quote converted, fxc_) or `reward` (a send funded from another wallet, rw_). */
+  relatedType: 'conversion' | 'reward';
   relatedId: string;
   description?: string;
 }
@@ -19,16 +42,24 @@ const DELTAS: Record<WalletTransactionKind, [number, number]> = {
   HOLD: [-1, 1],
   CAPTURE: [0, -1],
   RELEASE: [1, -1],
+  CONVERSION_OUT: [-1, 0],
+  CONVERSION_IN: [1, 0],
 };
+
+/** Kinds that may be the first movement of a wallet, and so open it: money arriving. */
+const OPENING_KINDS: readonly WalletTransactionKind[] = ['TOPUP', 'CONVERSION_IN'];
 
 /**
  * The one owner of wallet balances. Every method writes a ledger row inside the caller's
- * transaction, and a database trigger applies it to the wallet: the balance change, its ledger row
+ * transaction, and a database trigger applies it to its wallet: the balance change, its ledger row
  * and the caller's own writes (reward, events) commit or roll back together.
+ *
+ * An account has one wallet per currency it holds (docs/currencies.md). Every movement names its
+ * wallet by `currency`; without one it moves the primary wallet (the account's own currency).
  */
 @Injectable()
 export class WalletLedger {
-  /** A wallet's currency never changes (the database refuses it), so it is read once per account. */
+  /** The primary wallet's currency never changes (the database refuses it), so it is read once per account. */
   private readonly currencies = new Map<string, string>();
 
   constructor(
@@ -38,13 +69,14 @@ export class WalletLedger {
 
   /**
    * Reserves funds (available to reserved). Throws InsufficientFundsError when the available balance
-   * is too low; concurrent holds serialise on the wallet row, and the balance check constraint is
-   * the final word, so no interleaving can overdraw. After that error the transaction is unusable.
+   * is too low (or the account holds no wallet in that currency); concurrent holds serialise on the
+   * wallet row, and the balance check constraint is the final word, so no interleaving can
+   * overdraw. After that error the transaction is unusable.
    */
   async hold(manager: EntityManager, entry: LedgerEntry): Promise<void> {
     const statement = new Statement();
     this.holdIn(statement, entry);
-    await this.run(manager, statement);
+    await this.run(manager, statement, 'SELECT 1', entry.currency);
   }
 
   /**
@@ -53,10 +85,10 @@ export class WalletLedger {
    * its error through `insufficientFundsOr`.
    */
   holdIn(statement: Statement, entry: LedgerEntry, options: { onlyIf?: Condition } = {}): Cte {
-    return this.insertIn(statement, 'HOLD', entry.accountId, [entry], { onlyIf: options.onlyIf, once: 'fail' });
+    return this.insertIn(statement, 'HOLD', entry.accountId, entry.currency, [entry], { onlyIf: options.onlyIf, once: 'fail' });
   }
 
-  /** The wallet's currency, from memory after the first read. */
+  /** The primary wallet's currency (the account's own), from memory after the first read. */
   async currencyOf(accountId: string): Promise<string> {
     const known = this.currencies.get(accountId);
     if (known) return known;
@@ -67,24 +99,31 @@ export class WalletLedger {
   }
 
   /**
-   * Holds funds for many rewards as a part of a larger statement (bulk sends; see `holdIn`). The
-   * caller has checked, under `lockForUpdate`, that the wallet covers the total; the balance
-   * constraint still has the last word.
+   * Holds funds for many rewards as a part of a larger statement (bulk sends; see `holdIn`), all
+   * from one wallet: `options.currency`'s, or the primary one. The caller has checked, under
+   * `lockForUpdate` of that wallet, that it covers the total; the balance constraint still has the
+   * last word.
    */
-  holdManyIn(statement: Statement, accountId: string, entries: Omit<LedgerEntry, 'accountId'>[], options: { onlyIf?: Condition } = {}): Cte {
-    return this.insertIn(statement, 'HOLD', accountId, entries, { onlyIf: options.onlyIf, once: 'fail' });
+  holdManyIn(
+    statement: Statement,
+    accountId: string,
+    entries: Omit<LedgerEntry, 'accountId' | 'currency'>[],
+    options: { onlyIf?: Condition; currency?: string } = {},
+  ): Cte {
+    return this.insertIn(statement, 'HOLD', accountId, options.currency, entries, { onlyIf: options.onlyIf, once: 'fail' });
   }
 
-  /** Locks the wallet row until the caller's transaction ends and returns its balances. */
-  async lockForUpdate(manager: EntityManager, accountId: string): Promise<WalletEntity> {
-    const wallet = await manager
-      .getRepository(WalletEntity)
-      .createQueryBuilder('w')
-      .setLock('pessimistic_write')
-      .where('w.account_id = :accountId', { accountId })
-      .getOne();
-    if (!wallet) throw new NotFoundError('Wallet');
-    return wallet;
+  /**
+   * Locks a wallet row (the primary one, or `currency`'s) until the caller's transaction ends and
+   * returns its balances. A currency the account holds no wallet in reads as an empty wallet (no
+   * row to lock: a hold from it fails however the race goes).
+   */
+  async lockForUpdate(manager: EntityManager, accountId: string, currency?: string): Promise<WalletEntity> {
+    const query = manager.getRepository(WalletEntity).createQueryBuilder('w').setLock('pessimistic_write').where('w.account_id = :accountId', { accountId });
+    const wallet = await (currency === undefined ? query.andWhere('w.is_primary') : query.andWhere('w.currency = :currency', { currency })).getOne();
+    if (wallet) return wallet;
+    if (currency === undefined) throw new NotFoundError('Wallet');
+    return emptyWallet(accountId, currency);
   }
 
   /**
@@ -93,7 +132,7 @@ export class WalletLedger {
    * already captured.
    */
   captureIn(statement: Statement, entry: LedgerEntry): Cte {
-    return this.insertIn(statement, 'CAPTURE', entry.accountId, [entry], { once: 'skip' });
+    return this.insertIn(statement, 'CAPTURE', entry.accountId, entry.currency, [entry], { once: 'skip' });
   }
 
   /** The same on its own. False when this card was already captured. */
@@ -108,9 +147,10 @@ export class WalletLedger {
 
   /**
    * Releases for many things at once, of any number of wallets, as a part of a larger statement
-   * (the expiry drain): one RELEASE row per entry, each once (a repeat inserts nothing), and each
-   * wallet updated once for the statement with the sum of its rows (docs/wallet-ledger.md). The
-   * returned CTE holds the rows written: the caller compares their number with the entries.
+   * (the expiry drain): one RELEASE row per entry (to its `currency`'s wallet, or its account's
+   * primary one), each once (a repeat inserts nothing), and each wallet updated once for the
+   * statement with the sum of its rows (docs/wallet-ledger.md). The returned CTE holds the rows
+   * written: the caller compares their number with the entries.
    */
   releaseEachIn(statement: Statement, entries: LedgerEntry[]): Cte {
     if (entries.length === 0) throw new Error('no ledger entries to write');
@@ -118,44 +158,112 @@ export class WalletLedger {
     return statement.with(
       'released',
       `INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, 'RELEASE', e.amount, -e.amount, e.description, e.related_type, e.related_id
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, e.account_id,
+              COALESCE(e.currency, (SELECT w.currency FROM wallets w WHERE w.account_id = e.account_id AND w.is_primary)),
+              'RELEASE', e.amount, -e.amount, e.description, e.related_type, e.related_id
          FROM unnest(${statement.param(entries.map(() => newId('wtx')))}::text[],
                      ${statement.param(entries.map((e) => e.accountId))}::text[],
+                     ${statement.param(entries.map((e) => e.currency ?? null))}::text[],
                      ${statement.param(entries.map((e) => e.amountCents))}::bigint[],
                      ${statement.param(entries.map((e) => e.description ?? ''))}::text[],
                      ${statement.param(entries.map((e) => e.relatedType))}::text[],
                      ${statement.param(entries.map((e) => e.relatedId))}::text[])
-                AS e (id, account_id, amount, description, related_type, related_id)
-         JOIN wallets w ON w.account_id = e.account_id
+                AS e (id, account_id, currency, amount, description, related_type, related_id)
        ON CONFLICT (kind, related_type, related_id) DO NOTHING
        RETURNING id`,
     );
   }
 
-  /** Adds funds (a settled top-up). False when this top-up was already credited. */
+  /**
+   * Adds funds (a settled top-up) to the primary wallet or `currency`'s, opening that wallet on its
+   * first credit. False when this top-up was already credited.
+   */
   credit(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
     return this.write(manager, 'TOPUP', entry);
   }
 
-  async getWallet(accountId: string): Promise<WalletEntity> {
-    const wallet = await this.wallets.findOneBy({ accountId });
-    if (!wallet) throw new NotFoundError('Wallet');
-    return wallet;
+  /**
+   * Converts between two wallets of an account (docs/currencies.md, Ledger): a CONVERSION_OUT row
+   * in the source wallet and a CONVERSION_IN row in the target one (opened if needed), in one
+   * statement, so both move or neither. Throws InsufficientFundsError naming the source currency
+   * when it cannot cover `fromAmountCents`; after that error the transaction is unusable. Each
+   * conversion (its related id) moves money once: a repeat is a bug and fails.
+   */
+  async convert(manager: EntityManager, entry: ConversionEntry): Promise<void> {
+    const statement = new Statement();
+    this.convertIn(statement, entry);
+    await this.run(manager, statement, 'SELECT 1', entry.fromCurrency);
   }
 
-  /** A page of the ledger, newest first, and its total from the kept counts, in one snapshot (docs/pagination.md). */
-  listTransactions(accountId: string, window: ListWindow): Promise<ListPage<WalletTransactionEntity>> {
+  /**
+   * The conversion as part of a larger statement (a send funded from another wallet): after it, in
+   * the same statement, a `holdIn` of the target currency takes the converted amount (the target
+   * wallet's rows are applied together, so the money never needs to sit there first). Too little in
+   * the source wallet fails the whole statement; pass its error through
+   * `insufficientFundsOr(error, entry.fromCurrency)`.
+   */
+  convertIn(statement: Statement, entry: ConversionEntry, options: { onlyIf?: Condition } = {}): Cte {
+    positiveCents(entry.fromAmountCents);
+    positiveCents(entry.toAmountCents);
+    if (entry.fromCurrency === entry.toCurrency) throw new Error(`a conversion needs two currencies, got ${entry.fromCurrency} twice`);
+    const account = `${statement.param(entry.accountId)}::text`;
+    const only = statement.condition(options.onlyIf);
+    this.openWalletIn(statement, account, `${statement.param(entry.toCurrency)}::text`, only);
+    const description = entry.description ?? `Conversion ${entry.relatedId}`;
+    return statement.with(
+      'conversion',
+      `INSERT INTO wallet_transactions
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, ${account}, e.currency, e.kind, e.available, 0, ${statement.param(description)},
+              ${statement.param(entry.relatedType)}, ${statement.param(entry.relatedId)}
+         FROM unnest(${statement.param([newId('wtx'), newId('wtx')])}::text[],
+                     ${statement.param([entry.fromCurrency, entry.toCurrency])}::text[],
+                     ${statement.param(['CONVERSION_OUT', 'CONVERSION_IN'])}::text[],
+                     ${statement.param([-entry.fromAmountCents, entry.toAmountCents])}::bigint[])
+                AS e (id, currency, kind, available)
+        WHERE ${only}
+       RETURNING id`,
+    );
+  }
+
+  /** The primary wallet, or `currency`'s; a currency the account holds no wallet in reads as an empty wallet. */
+  async getWallet(accountId: string, currency?: string): Promise<WalletEntity> {
+    if (currency === undefined) {
+      const wallet = await this.wallets.findOneBy({ accountId, isPrimary: true });
+      if (!wallet) throw new NotFoundError('Wallet');
+      return wallet;
+    }
+    return (await this.wallets.findOneBy({ accountId, currency })) ?? emptyWallet(accountId, currency);
+  }
+
+  /** Every wallet of the account: the primary one first, then by currency code. */
+  listWallets(accountId: string, manager: EntityManager = this.dataSource.manager): Promise<WalletEntity[]> {
+    return manager
+      .getRepository(WalletEntity)
+      .createQueryBuilder('w')
+      .where('w.account_id = :accountId', { accountId })
+      .orderBy('w.is_primary', 'DESC')
+      .addOrderBy('w.currency')
+      .getMany();
+  }
+
+  /**
+   * A page of the ledger, newest first (of every wallet, or of `currency`'s), and its total from the
+   * kept counts, in one snapshot (docs/pagination.md).
+   */
+  listTransactions(accountId: string, window: ListWindow, filter: { currency?: string } = {}): Promise<ListPage<WalletTransactionEntity>> {
+    const countedAs = filter.currency ? `wallet_transactions:${filter.currency}` : 'wallet_transactions';
     return readSnapshot(this.dataSource, (manager) =>
-      readListPage(manager, { entity: WalletTransactionEntity, accountId, countedAs: 'wallet_transactions', order: 'seq' }, window),
+      readListPage(manager, { entity: WalletTransactionEntity, accountId, filters: { currency: filter.currency }, countedAs, order: 'seq' }, window),
     );
   }
 
   /** A movement that happens once per thing it concerns: false when it already has. */
   private async write(manager: EntityManager, kind: WalletTransactionKind, entry: LedgerEntry): Promise<boolean> {
     const statement = new Statement();
-    const written = this.insertIn(statement, kind, entry.accountId, [entry], { once: 'skip' });
-    const [{ count }] = await this.run<{ count: number }>(manager, statement, `SELECT count(*)::int AS count FROM ${written}`);
+    const written = this.insertIn(statement, kind, entry.accountId, entry.currency, [entry], { once: 'skip' });
+    const [{ count }] = await this.run<{ count: number }>(manager, statement, `SELECT count(*)::int AS count FROM ${written}`, entry.currency);
     return count > 0;
   }
 
@@ -163,51 +271,85 @@ export class WalletLedger {
    * The one INSERT of ledger rows, of one kind and one wallet, however many: the trigger applies
    * each to the wallet. Each kind moves money once per related row (a unique key): a repeat either
    * fails the statement (`once: 'fail'`, holds, whose repeat would be a bug) or inserts nothing
-   * (`once: 'skip'`, the others, which jobs may run twice). Rows go in only if the wallet exists.
+   * (`once: 'skip'`, the others, which jobs may run twice). The wallet is `currency`'s, or the
+   * account's primary one; money arriving (a top-up) opens it if needed, anything else needs it to
+   * exist (the ledger's foreign key), in this statement or before.
    */
   private insertIn(
     statement: Statement,
     kind: WalletTransactionKind,
     accountId: string,
-    entries: Omit<LedgerEntry, 'accountId'>[],
+    currency: string | undefined,
+    entries: Omit<LedgerEntry, 'accountId' | 'currency'>[],
     options: { onlyIf?: Condition; once: 'fail' | 'skip' },
   ): Cte {
     if (entries.length === 0) throw new Error('no ledger entries to write');
     entries.forEach((entry) => positiveCents(entry.amountCents));
     const [available, reserved] = DELTAS[kind];
+    const account = `${statement.param(accountId)}::text`;
+    const only = statement.condition(options.onlyIf);
+    let wallet: string;
+    if (currency === undefined) {
+      wallet = `(SELECT w.currency FROM wallets w WHERE w.account_id = ${account} AND w.is_primary)`;
+    } else {
+      wallet = `${statement.param(currency)}::text`;
+      if (OPENING_KINDS.includes(kind)) this.openWalletIn(statement, account, wallet, only);
+    }
     return statement.with(
       'ledger',
       `INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, ${statement.param(kind)}, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM wallets w,
-              unnest(${statement.param(entries.map(() => newId('wtx')))}::text[],
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, ${account}, ${wallet}, ${statement.param(kind)}, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest(${statement.param(entries.map(() => newId('wtx')))}::text[],
                      ${statement.param(entries.map((e) => available * e.amountCents))}::bigint[],
                      ${statement.param(entries.map((e) => reserved * e.amountCents))}::bigint[],
                      ${statement.param(entries.map((e) => e.description ?? ''))}::text[],
                      ${statement.param(entries.map((e) => e.relatedType))}::text[],
                      ${statement.param(entries.map((e) => e.relatedId))}::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
-        WHERE w.account_id = ${statement.param(accountId)} AND ${statement.condition(options.onlyIf)}${
-          options.once === 'skip' ? '\n       ON CONFLICT (kind, related_type, related_id) DO NOTHING' : ''
-        }
+        WHERE ${only}${options.once === 'skip' ? '\n       ON CONFLICT (kind, related_type, related_id) DO NOTHING' : ''}
        RETURNING id`,
     );
   }
 
-  private async run<T = unknown>(manager: EntityManager, statement: Statement, select = 'SELECT 1'): Promise<T[]> {
+  /**
+   * Opens the account's wallet in a currency, empty, unless it exists (a part of the statement that
+   * moves money into it: the trigger applying that statement's rows sees it).
+   */
+  private openWalletIn(statement: Statement, account: string, currency: string, only: string): Cte {
+    return statement.with(
+      'opened_wallet',
+      `INSERT INTO wallets (account_id, currency) SELECT ${account}, ${currency} WHERE ${only}
+       ON CONFLICT (account_id, currency) DO NOTHING`,
+    );
+  }
+
+  private async run<T = unknown>(manager: EntityManager, statement: Statement, select: string, currency?: string): Promise<T[]> {
     try {
       return (await manager.query(statement.text(select), statement.params)) as T[];
     } catch (error) {
-      throw this.insufficientFundsOr(error);
+      throw this.insufficientFundsOr(error, currency);
     }
   }
 
-  /** The balance check refusing a hold means the funds ran out; anything else is a real error. */
-  insufficientFundsOr(error: unknown): unknown {
-    const constraint = error instanceof QueryFailedError ? (error.driverError as { constraint?: string }).constraint : undefined;
-    return constraint === 'wallets_available_check' ? new InsufficientFundsError() : error;
+  /**
+   * The balance check refusing a movement means the funds ran out, and a hold from a wallet the
+   * account does not hold means the same (it holds 0): `402 insufficient_funds`, naming the
+   * wallet's currency (`currency`, or read from the database's report). Anything else is a real
+   * error and passes through.
+   */
+  insufficientFundsOr(error: unknown, currency?: string): unknown {
+    const driverError = error instanceof QueryFailedError ? (error.driverError as { constraint?: string; detail?: string }) : undefined;
+    const constraint = driverError?.constraint;
+    if (constraint !== 'wallets_available_check' && constraint !== 'wallet_transactions_wallet_fkey') return error;
+    const named = currency ?? /\(account_id, currency\)=\([^,]+, ([A-Z]{3})\)|Failing row contains \([^,]+, ([A-Z]{3}),/.exec(driverError?.detail ?? '')?.slice(1).find(Boolean);
+    return named ? new InsufficientFundsError(`The ${named} wallet balance is too low for this request.`) : new InsufficientFundsError();
   }
+}
+
+/** A wallet the account does not hold yet, as it reads: in that currency, empty. */
+function emptyWallet(accountId: string, currency: string): WalletEntity {
+  return Object.assign(new WalletEntity(), { accountId, currency, isPrimary: false, availableCents: 0, reservedCents: 0, updatedAt: new Date(0) });
 }
 
 function positiveCents(amountCents: number): void {

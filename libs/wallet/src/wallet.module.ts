@@ -1,15 +1,17 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CatalogModule } from '@app/catalog';
+import { Currencies } from './currencies';
 import { WalletTransactionEntity } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
-import { WalletController } from './wallet.controller';
+import { WalletController, WalletsController } from './wallet.controller';
 import { WalletLedger } from './wallet-ledger.service';
 import { WalletMetrics } from './wallet-metrics';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WalletEntity, WalletTransactionEntity])],
-  controllers: [WalletController],
-  providers: [WalletLedger, WalletMetrics],
-  exports: [WalletLedger],
+  imports: [TypeOrmModule.forFeature([WalletEntity, WalletTransactionEntity]), CatalogModule],
+  controllers: [WalletController, WalletsController],
+  providers: [WalletLedger, WalletMetrics, Currencies],
+  exports: [WalletLedger, Currencies],
 })
 export class WalletModule {}

@@ -62,34 +62,6 @@ export class UpdateBrandingDto {
   brandColor?: string | null;
 }
 
-export class OverviewWalletDto {
-  @ApiProperty({ type: 'integer', minimum: 0 })
-  availableCents: number;
-  @ApiProperty({ type: 'integer', minimum: 0 })
-  reservedCents: number;
-  currency: string;
-}
-
-export class OverviewStatsDto {
-  /** Rewards ever sent by the account. */
-  @ApiProperty({ type: 'integer', minimum: 0 })
-  totalRewards: number;
-  /** Rewards that still have value a recipient can use (SENT, OPENED, PARTIALLY_REDEEMED). */
-  @ApiProperty({ type: 'integer', minimum: 0 })
-  activeRewards: number;
-  /** Rewards fully turned into cards. */
-  @ApiProperty({ type: 'integer', minimum: 0 })
-  redeemedRewards: number;
-  /** Value of all cards issued, in cents. */
-  @ApiProperty({ type: 'integer', minimum: 0 })
-  totalIssuedCents: number;
-}
-
-export class AccountOverviewDto {
-  wallet: OverviewWalletDto;
-  stats: OverviewStatsDto;
-}
-
 export function toAccountDto(account: AccountEntity): AccountDto {
   return {
     id: account.id,

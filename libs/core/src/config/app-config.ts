@@ -28,8 +28,12 @@ export interface AppConfig {
   supplier: SupplierName;
   /** How long one supplier HTTP call may take before it counts as a (transient) timeout. */
   supplierTimeoutMs: number;
-  /** Set when supplier is `tango` (docs/suppliers.md). */
+  /** Set when supplier or fxRates is `tango` (docs/suppliers.md). */
   tango: TangoConfig | null;
+  /** Where exchange rates come from (FX_RATES; default: the supplier's name). docs/currencies.md, Rate sources. */
+  fxRates: FxRatesSourceName;
+  /** Basis points taken off the mid rate, against the merchant (FX_MARKUP_BPS). */
+  fxMarkupBps: number;
   /** Card issuances one worker process runs at once (docs/rewards.md, Issuance); not bounded by the database pool. */
   issuanceConcurrency: number;
   /** How long the sandbox supplier takes per call, plus up to `sandboxSupplierJitterMs` drawn per call. */
@@ -69,6 +73,7 @@ export interface AppConfig {
 export type TrustProxy = false | number | string[];
 
 export type SupplierName = 'sandbox' | 'tango';
+export type FxRatesSourceName = 'sandbox' | 'tango';
 
 export interface TangoConfig {
   /** The host, without `/raas/v2`, and without a trailing slash. */
@@ -158,6 +163,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('QUEUE_PREFIX', `must be 1-64 letters, digits or _.:- (got "${queuePrefix}")`);
   }
   const supplier = oneOf<SupplierName>(env, 'SUPPLIER', 'sandbox', ['sandbox', 'tango']);
+  const fxRates = oneOf<FxRatesSourceName>(env, 'FX_RATES', supplier, ['sandbox', 'tango']);
   const mailFrom = raw(env, 'MAIL_FROM') ?? 'Rewards <rewards@localhost>';
   if (!/<[^<>@\s]+@[^<>@\s]+>$|^[^<>@\s]+@[^<>@\s]+$/.test(mailFrom)) {
     throw new ConfigError('MAIL_FROM', `must be an address, optionally as "Name <address>" (got "${mailFrom}")`);
@@ -178,7 +184,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     stripeApiBaseUrl: url(env, 'STRIPE_API_BASE_URL', null, ['http:', 'https:']),
     supplier,
     supplierTimeoutMs: integer(env, 'SUPPLIER_TIMEOUT_MS', 10_000, 100, 120_000),
-    tango: supplier === 'tango' ? tangoConfig(env) : null,
+    tango: supplier === 'tango' ? tangoConfig(env, 'SUPPLIER=tango') : fxRates === 'tango' ? tangoConfig(env, 'FX_RATES=tango') : null,
+    fxRates,
+    fxMarkupBps: integer(env, 'FX_MARKUP_BPS', 0, 0, 5000),
     issuanceConcurrency: integer(env, 'ISSUANCE_CONCURRENCY', 16, 1, 1000),
     sandboxSupplierLatencyMs: integer(env, 'SANDBOX_SUPPLIER_LATENCY_MS', 100, 0, 120_000),
     sandboxSupplierJitterMs: integer(env, 'SANDBOX_SUPPLIER_JITTER_MS', 0, 0, 120_000),
@@ -209,11 +217,11 @@ const TANGO_REQUIRED = [
   'TANGO_ACCOUNT_IDENTIFIER',
 ] as const;
 
-/** SUPPLIER=tango: every missing setting is named in the one line that stops the start. */
-function tangoConfig(env: Env): TangoConfig {
+/** SUPPLIER=tango (or FX_RATES=tango): every missing setting is named in the one line that stops the start. */
+function tangoConfig(env: Env, because: string): TangoConfig {
   const missing = TANGO_REQUIRED.filter((name) => raw(env, name) === undefined);
   if (missing.length > 0) {
-    throw new ConfigError(missing.join(', '), `${missing.length === 1 ? 'is' : 'are'} required when SUPPLIER=tango`);
+    throw new ConfigError(missing.join(', '), `${missing.length === 1 ? 'is' : 'are'} required when ${because}`);
   }
   const baseUrl = withoutTrailingSlash(url(env, 'TANGO_BASE_URL', TANGO_PRODUCTION_URL, ['http:', 'https:'])!);
   if (/\/raas(\/v2)?$/i.test(new URL(baseUrl).pathname)) {

@@ -1,15 +1,22 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { CursorPageQueryDto, PageSizeQuery } from '@app/core';
+import { CurrencyCode } from '@app/wallet';
 import { PAYMENT_PROVIDERS, TOPUP_STATUSES, TopupEntity } from '../entities/topup.entity';
 
 export class CreateTopupDto {
-  /** Amount to add to the wallet, in cents of the wallet currency: 100 (1.00) to 100,000,000. */
+  /** Amount to add to the wallet, in cents of its currency: 100 (1.00) to 100,000,000. */
   @IsInt()
   @Min(100)
   @Max(100_000_000)
   @ApiProperty({ type: 'integer' })
   amountCents: number;
+
+  @CurrencyCode({
+    required: false,
+    description: 'The wallet to fund (default: the primary one). A currency the catalog offers; its wallet opens with its first top-up.',
+  })
+  currency?: string;
 }
 
 export class TopupDto {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CursorPageQueryDto, PageSizeQuery } from '@app/core';
+import { CurrencyCode } from '../currencies';
 import { WALLET_RELATED_TYPES, WALLET_TRANSACTION_KINDS, WalletTransactionEntity } from '../entities/wallet-transaction.entity';
 import { WalletEntity } from '../entities/wallet.entity';
 
@@ -10,7 +11,7 @@ export class WalletDto {
   /** Cents held for rewards not yet turned into cards, and for cards being issued. */
   @ApiProperty({ type: 'integer', minimum: 0 })
   reservedCents: number;
-  /** ISO 4217 currency of the wallet (the account's). */
+  /** ISO 4217 currency of the wallet (GET /v1/wallet: the account's primary currency). */
   currency: string;
 }
 
@@ -18,11 +19,22 @@ export class WalletResponseDto {
   wallet: WalletDto;
 }
 
+export class WalletListDto {
+  /** One wallet per currency the account holds: the primary one first (listed even when empty), then by currency code. */
+  wallets: WalletDto[];
+}
+
 export class WalletTransactionDto {
   /** Transaction identifier (`wtx_`). */
   id: string;
 
-  /** TOPUP (available +), HOLD (available -, reserved +), CAPTURE (reserved -), RELEASE (reserved -, available +). */
+  /** The currency of the wallet it moved. */
+  currency: string;
+
+  /**
+   * TOPUP (available +), HOLD (available -, reserved +), CAPTURE (reserved -), RELEASE (reserved -, available +),
+   * CONVERSION_OUT (available -, the source wallet of a conversion), CONVERSION_IN (available +, its target wallet).
+   */
   @ApiProperty({ enum: WALLET_TRANSACTION_KINDS })
   kind: string;
 
@@ -36,7 +48,7 @@ export class WalletTransactionDto {
   @ApiProperty({ enum: WALLET_RELATED_TYPES })
   relatedType: string;
 
-  /** Id of the top-up, reward or card. */
+  /** Id of the top-up, reward, card or conversion. */
   relatedId: string;
 
   @ApiProperty({ type: String, format: 'date-time' })
@@ -55,6 +67,9 @@ export class WalletTransactionListDto {
 export class WalletTransactionsQueryDto extends CursorPageQueryDto {
   @PageSizeQuery(50)
   page_size: number = 50;
+
+  @CurrencyCode({ required: false, description: 'Only the transactions of this currency’s wallet (default: every wallet).' })
+  currency?: string;
 }
 
 export function toWalletDto(wallet: WalletEntity): WalletDto {
@@ -64,6 +79,7 @@ export function toWalletDto(wallet: WalletEntity): WalletDto {
 export function toWalletTransactionDto(tx: WalletTransactionEntity): WalletTransactionDto {
   return {
     id: tx.id,
+    currency: tx.currency,
     kind: tx.kind,
     availableDeltaCents: tx.availableDeltaCents,
     reservedDeltaCents: tx.reservedDeltaCents,

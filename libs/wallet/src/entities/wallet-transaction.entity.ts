@@ -1,9 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintCents } from '@app/core';
 
-export const WALLET_TRANSACTION_KINDS = ['TOPUP', 'HOLD', 'CAPTURE', 'RELEASE'] as const;
+export const WALLET_TRANSACTION_KINDS = ['TOPUP', 'HOLD', 'CAPTURE', 'RELEASE', 'CONVERSION_OUT', 'CONVERSION_IN'] as const;
 export type WalletTransactionKind = (typeof WALLET_TRANSACTION_KINDS)[number];
-export const WALLET_RELATED_TYPES = ['topup', 'reward', 'card'] as const;
+export const WALLET_RELATED_TYPES = ['topup', 'reward', 'card', 'conversion'] as const;
 export type WalletRelatedType = (typeof WALLET_RELATED_TYPES)[number];
 
 /** One balance change. Append-only: the database refuses updates and deletes. */
@@ -18,6 +18,10 @@ export class WalletTransactionEntity {
 
   @Column({ name: 'account_id', type: 'text' })
   accountId: string;
+
+  /** The wallet the row moves: (account, currency). */
+  @Column({ type: 'character', length: 3 })
+  currency: string;
 
   @Column('text')
   kind: WalletTransactionKind;

@@ -1,4 +1,5 @@
 import { Baseline1764000000000 } from './1764000000000-baseline';
+import { WalletsPerCurrency1764400000000 } from './1764400000000-wallets-per-currency';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -8,4 +9,4 @@ import { Baseline1764000000000 } from './1764000000000-baseline';
  * docs/operations.md, Migrations). The baseline folded the development migrations into one before
  * anything was deployed; that happens once.
  */
-export const MIGRATIONS = [Baseline1764000000000];
+export const MIGRATIONS = [Baseline1764000000000, WalletsPerCurrency1764400000000];
