@@ -279,10 +279,7 @@ export class RewardLifecycle {
         await this.rewards.update(manager, reward.id, { status: 'CANCELED' });
       } else if (!closed) {
         const issued = await this.rewards.countCards(manager, reward.id, 'ISSUED');
-        await this.rewards.update(manager, reward.id, {
-          remainingValueCents: () => `remaining_value_cents + ${Number(card.amountCents)}`,
-          status: issued > 0 ? 'PARTIALLY_REDEEMED' : 'OPENED',
-        });
+        await this.rewards.addValue(manager, reward.id, card.amountCents, issued > 0 ? 'PARTIALLY_REDEEMED' : 'OPENED');
       }
       await this.timeline.record(manager, [this.cardEntry(reward, card, 'card.failed', 'FAILED', { reason })]);
       // Last, as in `issue`: the wallet row stays locked only until commit.

@@ -266,6 +266,11 @@ export class RewardRepository {
     await manager.update(RewardEntity, ids, changes);
   }
 
+  /** Gives `cents` back to a reward's remaining value (a failed CHOICE card's) with its new status. */
+  async addValue(manager: EntityManager, id: string, cents: number, status: RewardEntity['status']): Promise<void> {
+    await manager.query(`UPDATE rewards SET remaining_value_cents = remaining_value_cents + $2::bigint, status = $3 WHERE id = $1`, [id, cents, status]);
+  }
+
   async updateCard(manager: EntityManager, id: string, changes: Partial<Omit<RewardCardEntity, 'credentials'>>): Promise<void> {
     await manager.update(RewardCardEntity, { id }, changes);
   }
