@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 
 /**
- * A lease on one row, so that one run at a time works on it (docs/rewards.md, Leases): a card at
+ * A lease on one row, so that one run at a time works on it (docs/operations.md, Leases): a card at
  * the supplier, an e-mail with the SMTP server. The times are the database's (`clock_timestamp()`),
  * shared by every worker.
  *

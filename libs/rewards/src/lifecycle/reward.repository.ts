@@ -44,9 +44,11 @@ export const REWARD_SEALED_COLUMNS: SealedColumn[] = [
 ];
 
 /**
- * The rows of the reward aggregate (rewards, their cards, links, e-mail jobs and timeline): how
- * they are read, locked and written. Only RewardLifecycle (and the send, which creates rewards)
- * use it, so every change of a reward's state goes through the lifecycle's rules.
+ * The rows of the reward aggregate (rewards, their cards and links; the e-mail jobs are
+ * MailJobRepository's, the timeline RewardTimeline's): how they are read, locked and written.
+ * RewardLifecycle uses it, and besides it only the send (which creates rewards), the card lease
+ * (IssuanceLease) and the worker's sweeper, so every change of a reward's state goes through the
+ * lifecycle's rules.
  */
 @Injectable()
 export class RewardRepository {
