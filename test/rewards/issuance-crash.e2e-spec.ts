@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { GIFT_CARD_SUPPLIER, GiftCardSupplier, SandboxRedisOrderBook, SupplierError, SupplierGate } from '@app/catalog';
 import { RedisClient } from '@app/core';
 import { CardIssuanceService, RewardLifecycle } from '@app/rewards';
+import { IssuanceLease } from '../../libs/rewards/src/lifecycle/issuance-lease';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually, spawnBuilt } from '../support/processes';
 import { catalogPicks, fixedReward, fund } from '../support/rewards';
@@ -54,7 +55,7 @@ describe('card issuance survives a dying worker', () => {
           throw new Error('worker died after the supplier answered'); // transient: the transaction rolls back
         },
       };
-      const crashing = new CardIssuanceService(dataSource, dying, worker.app.get(RewardLifecycle), worker.app.get(SupplierGate));
+      const crashing = new CardIssuanceService(dying, worker.app.get(SupplierGate), worker.app.get(IssuanceLease), worker.app.get(RewardLifecycle));
       await expect(crashing.issue(cardId)).rejects.toThrow('worker died');
       expect((await capturesPerCard(dataSource, m.accountId))[0]).toMatchObject({ status: 'PENDING', captures: 0 });
 
@@ -92,7 +93,7 @@ describe('card issuance survives a dying worker', () => {
       };
       // A circuit that never opens, so every attempt reaches the (timing-out) supplier.
       const patient = new SupplierGate(worker.app.get(RedisClient), api.config, { failureThreshold: 1_000 });
-      const issuance = new CardIssuanceService(dataSource, timingOut, worker.app.get(RewardLifecycle), patient);
+      const issuance = new CardIssuanceService(timingOut, patient, worker.app.get(IssuanceLease), worker.app.get(RewardLifecycle));
       for (let attempt = 0; attempt < 10; attempt++) await expect(issuance.issue(cardId)).rejects.toThrow('timeout');
       const still = (await api.api.as(m.key).get(`/v1/rewards/${created.id}`)).body.reward;
       expect([still.status, still.issuedCards[0].status]).toEqual(['SENT', 'PENDING']);

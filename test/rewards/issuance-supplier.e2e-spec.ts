@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { GIFT_CARD_SUPPLIER, GiftCardSupplier, IssueCardRequest, SupplierCard, SupplierError, SupplierGate } from '@app/catalog';
 import { RedisClient } from '@app/core';
 import { CardIssuanceService, RewardLifecycle } from '@app/rewards';
+import { IssuanceLease } from '../../libs/rewards/src/lifecycle/issuance-lease';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { RecipientClient, splittablePair, tokenOf } from '../support/redemption';
@@ -52,7 +53,7 @@ describe('card issuance calls the supplier with nothing held, and respects its h
   let redis: RedisClient;
   let supplier: SupplierDouble;
 
-  const issuanceWith = (gate: SupplierGate) => new CardIssuanceService(dataSource, supplier, t.app.get(RewardLifecycle), gate);
+  const issuanceWith = (gate: SupplierGate) => new CardIssuanceService(supplier, gate, t.app.get(IssuanceLease), t.app.get(RewardLifecycle));
   const gate = (options: ConstructorParameters<typeof SupplierGate>[2] = {}) => new SupplierGate(redis, t.config, options);
   const sendFixed = async (item = picks.fixedUsd) => {
     const res = await t.api.as(m.key).post('/v1/rewards', fixedReward(item));

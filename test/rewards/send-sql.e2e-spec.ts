@@ -1,33 +1,30 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CreateRewardDto } from '../../libs/rewards/src/dto/create-reward.dto';
 import { RewardLifecycle } from '../../libs/rewards/src/lifecycle/reward-lifecycle.service';
 import type { CheckedReward } from '../../libs/rewards/src/reward-catalog';
 import { pendingCard, RewardDrafts } from '../../libs/rewards/src/reward-drafts';
 import { SendStatements } from '../../libs/rewards/src/send-statements';
-import { startTestApp, TestApp } from '../support/test-app';
+import { RewardsContext, startRewardsContext } from '../support/rewards-context';
+import { expectGolden } from '../support/sql-golden';
 
 /**
  * The statements of the hot path (a single send, a bulk send, a pick) are committed as rendered
- * SQL in libs/rewards/sql, so a change to what they write shows in review as SQL. This renders
- * them with fixed inputs and fails when they differ from the committed files. Ids and values are
- * parameters, so the text depends only on the shape of the request.
+ * SQL in libs/rewards/sql (docs/testing.md, Golden SQL), so a change to what they write shows in
+ * review as SQL. This renders them with fixed inputs, on the rewards module alone (no HTTP app,
+ * nothing written), and fails when they differ from the committed files. The lifecycle's
+ * statements are in lifecycle-sql.e2e-spec.ts.
  */
-const GOLDEN_DIR = join(__dirname, '../../libs/rewards/sql');
-const UPDATE = process.env.UPDATE_SQL_GOLDEN === '1';
-
 const recipient = { email: 'ada@example.test', firstName: 'Ada' };
 const item = { utid: 'U-1', rewardName: 'Gift card', brandKey: 'acme', brandName: 'Acme', brandImageUrl: null };
 const fixed: CheckedReward = { dto: { type: 'FIXED', valueCents: 2500, utid: 'U-1', recipient } as CreateRewardDto, item };
 const choice: CheckedReward = { dto: { type: 'CHOICE', valueCents: 5000, recipient } as CreateRewardDto, item: null };
 
 describe('golden SQL of the send and pick statements', () => {
-  let t: TestApp;
+  let t: RewardsContext;
   let drafts: RewardDrafts;
   let statements: SendStatements;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startRewardsContext({ ownDatabase: false });
     drafts = t.app.get(RewardDrafts);
     statements = t.app.get(SendStatements);
   });
@@ -63,21 +60,3 @@ describe('golden SQL of the send and pick statements', () => {
     ]);
   });
 });
-
-function expectGolden(file: string, variants: [string, string][]): void {
-  const rendered = `${variants.map(([title, sql]) => `-- ${title}\n${sql};\n`).join('\n')}`;
-  const path = join(GOLDEN_DIR, file);
-  if (UPDATE) writeFileSync(path, rendered);
-  let committed = '';
-  try {
-    committed = readFileSync(path, 'utf8');
-  } catch {
-    // compared below: a missing file differs from any statement
-  }
-  if (committed !== rendered) {
-    throw new Error(
-      `libs/rewards/sql/${file} differs from the SQL the code renders now. If the change is intended, ` +
-        `run \`npm run sql:golden\` and commit the regenerated file (review it as part of the change).`,
-    );
-  }
-}

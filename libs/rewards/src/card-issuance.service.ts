@@ -1,18 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
 import { GateTurn, GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierCard, SupplierError, SupplierGate } from '@app/catalog';
-import { MarkedCard, RewardLifecycle } from './lifecycle/reward-lifecycle.service';
+import { IssuanceLease, MarkedCard } from './lifecycle/issuance-lease';
+import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { cardIssuances, supplierRequestDuration } from './reward-metrics';
 
 export type IssuanceOutcome = 'issued' | 'failed' | 'skipped';
 
-/**
- * How long a run's hold on a card lasts without renewal. The run renews it every third of that
- * while the supplier call lasts, so only a dead run's lease runs out; then another run takes the
- * card over (and looks the order up first).
- */
-export const ISSUANCE_LEASE_MS = 15_000;
 /** How long one run waits for a paused supplier (back-off, open circuit) before it gives its job back to the queue. */
 const MAX_GATE_WAIT_MS = 30_000;
 
@@ -28,23 +22,23 @@ export class SupplierPausedError extends Error {
  * Issues one card in three steps, none of which holds a transaction or a connection while the
  * supplier works (docs/rewards.md, Issuance):
  *
- * 1. mark: one statement takes the card's lease and records that the supplier is asked;
+ * 1. mark: one statement takes the card's lease and records that the supplier is asked (IssuanceLease);
  * 2. call: the supplier is asked with the card id as reference, the order's idempotency key. A run
  *    that follows an earlier attempt (a crash, a timeout) looks the order up with `getCard` first
  *    and orders only if the supplier has none: never a blind second order;
- * 3. settle: a short transaction locks the reward, then the card, and records ISSUED with its
- *    capture, or FAILED with the value given back. The capture is keyed by the card in the ledger,
- *    so it happens once whatever happens.
+ * 3. settle: RewardLifecycle's `issue` or `fail`, a short transaction of its own that locks the
+ *    reward, then the card, and records ISSUED with its capture, or FAILED with the value given
+ *    back. The capture is keyed by the card in the ledger, so it happens once whatever happens.
  */
 @Injectable()
 export class CardIssuanceService {
   private readonly logger = new Logger(CardIssuanceService.name);
 
   constructor(
-    private readonly dataSource: DataSource,
     @Inject(GIFT_CARD_SUPPLIER) private readonly supplier: GiftCardSupplier,
-    private readonly lifecycle: RewardLifecycle,
     private readonly gate: SupplierGate,
+    private readonly lease: IssuanceLease,
+    private readonly lifecycle: RewardLifecycle,
   ) {}
 
   /**
@@ -57,29 +51,40 @@ export class CardIssuanceService {
   async issue(cardId: string): Promise<IssuanceOutcome> {
     if (!cardId) return 'skipped';
     const turn = await this.waitForTurn();
-    const marked = await this.lifecycle.markForIssuance(cardId, ISSUANCE_LEASE_MS).catch(async (error: unknown) => {
+
+    // 1. Mark. Null when the card is settled or another run holds it.
+    const card = await this.lease.take(cardId).catch(async (error: unknown) => {
       await this.gate.abandon(turn);
       throw error;
     });
-    if (!marked) {
+    if (!card) {
       await this.gate.abandon(turn);
       return 'skipped';
     }
 
+    // 2. Call, with the lease renewed while the supplier works.
     let answer: { card: SupplierCard } | { refusal: string };
     try {
-      answer = await this.withLease(marked, () => this.ask(marked));
+      answer = await this.lease.hold(card, () => this.ask(card));
       await this.gate.succeeded(turn);
     } catch (error) {
       cardIssuances.inc({ outcome: 'retry' });
       this.logger.error({ cardId, err: error }, 'supplier did not settle the card; it stays PENDING and is asked again');
-      await Promise.all([this.gate.failed(turn, error), this.lifecycle.releaseIssuance(marked)]).catch((cleanup: unknown) =>
+      await Promise.all([this.gate.failed(turn, error), this.lease.release(card)]).catch((cleanup: unknown) =>
         this.logger.warn({ cardId, err: cleanup }, 'could not release the issuance lease; it runs out by itself'),
       );
       throw error; // retried with backoff, then by the sweeper
     }
 
-    const outcome = await this.settle(cardId, answer);
+    // 3. Settle. Skipped when another run settled the card first (it took it over after this
+    // run's lease ran out, and had the same answer for the same reference).
+    let outcome: IssuanceOutcome;
+    if ('refusal' in answer) {
+      outcome = (await this.lifecycle.fail(card.id, answer.refusal)) ? 'failed' : 'skipped';
+      if (outcome === 'failed') this.logger.warn({ cardId, rewardId: card.rewardId, reason: answer.refusal }, 'card issuance failed');
+    } else {
+      outcome = (await this.lifecycle.issue(card.id, answer.card)) ? 'issued' : 'skipped';
+    }
     if (outcome !== 'skipped') cardIssuances.inc({ outcome });
     return outcome;
   }
@@ -102,18 +107,6 @@ export class CardIssuanceService {
     }
   }
 
-  /** Runs `work` while renewing the card's lease, so a long supplier call is not taken for a dead one. */
-  private async withLease<T>(card: MarkedCard, work: () => Promise<T>): Promise<T> {
-    const renew = setInterval(() => {
-      this.lifecycle.renewIssuance(card).catch((error: unknown) => this.logger.warn({ cardId: card.id, err: error }, 'lease renewal failed'));
-    }, ISSUANCE_LEASE_MS / 3);
-    try {
-      return await work();
-    } finally {
-      clearInterval(renew);
-    }
-  }
-
   private async timed<T>(operation: 'issueCard' | 'getCard', call: () => Promise<T>): Promise<T> {
     const timer = supplierRequestDuration.startTimer({ operation });
     try {
@@ -124,25 +117,6 @@ export class CardIssuanceService {
       timer({ outcome: error instanceof SupplierError && error.permanent ? 'permanent_error' : 'transient_error' });
       throw error;
     }
-  }
-
-  /**
-   * Settle: records the answer if the card is still PENDING. Another run may have settled it first
-   * (it took the card over after this run's lease ran out); it had the same answer for the same
-   * reference, so this one has nothing left to do.
-   */
-  private settle(cardId: string, answer: { card: SupplierCard } | { refusal: string }): Promise<IssuanceOutcome> {
-    return this.dataSource.transaction(async (manager) => {
-      const locked = await this.lifecycle.lockPendingCard(manager, cardId);
-      if (!locked) return 'skipped';
-      if ('refusal' in answer) {
-        this.logger.warn({ cardId, rewardId: locked.reward.id, reason: answer.refusal }, 'card issuance failed');
-        await this.lifecycle.fail(manager, locked, answer.refusal);
-        return 'failed';
-      }
-      await this.lifecycle.issue(manager, locked, answer.card);
-      return 'issued';
-    });
   }
 
   /**

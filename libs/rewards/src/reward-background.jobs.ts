@@ -1,14 +1,17 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/core';
-import { ISSUANCE_LEASE_MS } from './card-issuance.service';
+import { ISSUANCE_LEASE_MS } from './lifecycle/issuance-lease';
+import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
+import { RewardRepository } from './lifecycle/reward.repository';
 import { RewardJobs } from './reward-jobs';
 
 const SWEEP_EVERY_MS = 5_000;
 /** Work older than this with no job is assumed orphaned (the process died before enqueueing). */
 const ORPHAN_AFTER = '30 seconds';
+/** Rows of each kind enqueued per sweep. */
+const SWEEP_LIMIT = 1000;
 
 /**
  * Scheduled work of the rewards domain (worker side only): expiry, and the sweeper that enqueues
@@ -20,8 +23,9 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
   private running = new Set<string>();
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly lifecycle: RewardLifecycle,
+    private readonly rewards: RewardRepository,
+    private readonly mailJobs: MailJobRepository,
     private readonly jobs: RewardJobs,
     private readonly scheduler: SchedulerRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -46,22 +50,11 @@ export class RewardBackgroundJobs implements OnApplicationBootstrap, OnModuleDes
   async enqueueOrphans(): Promise<void> {
     // A card whose issuance lease ran out was left by a run that died at the supplier: enqueued
     // again, its next run looks the order up (docs/rewards.md, Issuance). A live lease is left alone.
-    const cards: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM reward_cards
-        WHERE status = 'PENDING' AND created_at < now() - $1::interval
-          AND (issuing_since IS NULL OR issuing_since < clock_timestamp() - make_interval(secs => $2::float8 / 1000))
-        ORDER BY created_at LIMIT 1000`,
-      [ORPHAN_AFTER, ISSUANCE_LEASE_MS],
-    );
-    const mails: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM mail_jobs WHERE status = 'PENDING' AND created_at < now() - $1::interval ORDER BY created_at LIMIT 1000`,
-      [ORPHAN_AFTER],
-    );
+    const cardIds = await this.rewards.cardsToSweep(ORPHAN_AFTER, ISSUANCE_LEASE_MS, SWEEP_LIMIT);
+    const mailJobIds = await this.mailJobs.pendingToSweep(ORPHAN_AFTER, SWEEP_LIMIT);
     // An e-mail whose worker died while sending: its lease has run out (renewed every few seconds while alive).
-    const expiredMailLeases: { id: string; attempts: number }[] = await this.dataSource.query(
-      `SELECT id, attempts FROM mail_jobs WHERE status = 'PENDING' AND leased_until < now() ORDER BY leased_until LIMIT 1000`,
-    );
-    await this.jobs.enqueue({ cardIds: cards.map((c) => c.id), mailJobIds: mails.map((m) => m.id), expiredMailLeases, swept: true });
+    const expiredMailLeases = await this.mailJobs.expiredLeases(SWEEP_LIMIT);
+    await this.jobs.enqueue({ cardIds, mailJobIds, expiredMailLeases, swept: true });
   }
 
   /** An interval that never overlaps itself and logs instead of crashing the worker. */

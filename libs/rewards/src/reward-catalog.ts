@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CatalogBrand, CatalogItem, CatalogRulesService, CatalogService, rulesAllow } from '@app/catalog';
+import { CatalogBrand, CatalogItem, CatalogRules, CatalogRulesService, CatalogService, rulesAllow } from '@app/catalog';
 import { centsOf, formatMoney, ValidationError } from '@app/core';
 import type { CreateRewardDto } from './dto/create-reward.dto';
 
@@ -11,11 +11,27 @@ interface CurrencyCatalog {
   minCentsByBrand: Map<string, number>;
 }
 
-/** The catalog facts a reward was checked against: the snapshot stored on the reward and its card. */
+/** The catalog facts of an item a reward or a pick was checked against: the snapshot stored on the reward and its card. */
+export interface CheckedItem {
+  utid: string;
+  rewardName: string;
+  brandKey: string;
+  brandName: string;
+  brandImageUrl: string | null;
+}
+
+/** A send checked against the catalog; `item` for a FIXED reward. */
 export interface CheckedReward {
   dto: CreateRewardDto;
-  item: { utid: string; rewardName: string; brandKey: string; brandName: string; brandImageUrl: string | null } | null;
+  item: CheckedItem | null;
 }
+
+/**
+ * Who reads a refusal: the sender's API client (the merchant's developer, in the API's terms:
+ * `valueCents`, cents) or the recipient on the redemption page (plain words, amounts as money). The
+ * rule is one; only its wording differs.
+ */
+type Reader = 'sender' | 'recipient';
 
 /** The values an item can be bought at: exactly its face value, or any amount in its range. */
 export type ValueRule = { kind: 'face'; cents: number } | { kind: 'range'; minCents: number; maxCents: number };
@@ -26,7 +42,7 @@ export function valueRuleOf(item: Pick<CatalogItem, 'valueType' | 'faceValue' | 
     : { kind: 'range', minCents: centsOf(item.minValue), maxCents: centsOf(item.maxValue) };
 }
 
-export function allowsValue(rule: ValueRule, amountCents: number): boolean {
+function allowsValue(rule: ValueRule, amountCents: number): boolean {
   return rule.kind === 'face' ? amountCents === rule.cents : amountCents >= rule.minCents && amountCents <= rule.maxCents;
 }
 
@@ -101,29 +117,10 @@ export class RewardCatalog {
   ): Promise<CheckedReward> {
     const rules = await this.rules.of(accountId, catalog.revision);
     if (dto.type === 'FIXED') {
-      const found = catalog.items.get(dto.utid!);
-      if (!found) {
-        const elsewhere = await this.catalog.activeItemCurrency(dto.utid!, manager);
-        throw new ValidationError(
-          elsewhere
-            ? `Item ${dto.utid} is in ${elsewhere}; this wallet pays in ${currency}.`
-            : `Item ${dto.utid} is not in the catalog or is no longer orderable.`,
-        );
-      }
-      const { item, brand } = found;
-      if (!rulesAllow(rules, brand.brandKey)) throw new ValidationError(`The account's catalog rules do not allow ${brand.name} (${brand.brandKey}).`);
-      const rule = valueRuleOf(item);
-      if (!allowsValue(rule, dto.valueCents)) {
-        throw new ValidationError(
-          rule.kind === 'face'
-            ? `Item ${item.utid} has a face value of ${formatMoney(rule.cents, currency)}; valueCents must be ${rule.cents}.`
-            : `Item ${item.utid} takes ${rule.minCents} to ${rule.maxCents} cents; ${dto.valueCents} is outside that range.`,
-        );
-      }
-      return {
-        dto,
-        item: { utid: item.utid, rewardName: item.rewardName, brandKey: brand.brandKey, brandName: brand.name, brandImageUrl: brand.imageUrl },
-      };
+      const { item, brand } = await this.itemOf(catalog, dto.utid!, currency, 'sender', manager);
+      this.refuseUnlessRulesAllow(rules, brand, 'sender');
+      this.refuseUnlessValueFits(item, dto.valueCents, currency, 'sender');
+      return { dto, item: snapshotOf(item, brand) };
     }
 
     // Without a list of its own, a CHOICE reward offers what the rules allow (checked again at each pick).
@@ -151,4 +148,76 @@ export class RewardCatalog {
     }
     return { dto, item: null };
   }
+
+  /**
+   * Throws ValidationError (422) when the recipient of `reward` cannot pick `utid` at `amountCents`:
+   * the item is not in the reward's currency, its brand is not on the reward's list or no longer
+   * allowed by the account's rules (as they are now, read in the pick's transaction: docs/catalog-rules.md),
+   * or the amount breaks the item's value rule. The reward's own state (status, value left) is the
+   * lifecycle's to check.
+   */
+  async checkPick(
+    reward: { accountId: string; currency: string; allowedBrandKeys: string[] | null },
+    input: { utid: string; amountCents: number },
+    manager: EntityManager,
+  ): Promise<CheckedItem> {
+    const catalog = await this.load(reward.currency, manager);
+    const { item, brand } = await this.itemOf(catalog, input.utid, reward.currency, 'recipient', manager);
+    if (reward.allowedBrandKeys && !reward.allowedBrandKeys.includes(brand.brandKey)) {
+      throw new ValidationError(`${brand.name} is not one of the brands this reward can be spent on.`);
+    }
+    this.refuseUnlessRulesAllow(await this.rules.read(manager, reward.accountId), brand, 'recipient');
+    this.refuseUnlessValueFits(item, input.amountCents, reward.currency, 'recipient');
+    return snapshotOf(item, brand);
+  }
+
+  /** The active item `utid` in `currency`, with its brand. */
+  private async itemOf(
+    catalog: CurrencyCatalog,
+    utid: string,
+    currency: string,
+    reader: Reader,
+    manager: EntityManager,
+  ): Promise<{ item: CatalogItem; brand: CatalogBrand }> {
+    const found = catalog.items.get(utid);
+    if (found) return found;
+    if (reader === 'recipient') throw new ValidationError(`Item ${utid} is not available in ${currency}.`);
+    const elsewhere = await this.catalog.activeItemCurrency(utid, manager);
+    throw new ValidationError(
+      elsewhere ? `Item ${utid} is in ${elsewhere}; this wallet pays in ${currency}.` : `Item ${utid} is not in the catalog or is no longer orderable.`,
+    );
+  }
+
+  /** The account's catalog rules allow the brand (docs/catalog-rules.md). */
+  private refuseUnlessRulesAllow(rules: CatalogRules, brand: CatalogBrand, reader: Reader): void {
+    if (rulesAllow(rules, brand.brandKey)) return;
+    throw new ValidationError(
+      reader === 'sender'
+        ? `The account's catalog rules do not allow ${brand.name} (${brand.brandKey}).`
+        : `${brand.name} is no longer offered by the sender.`,
+    );
+  }
+
+  /** The value rule (docs/catalog.md, Value rule): exactly the face value, or within the item's range. */
+  private refuseUnlessValueFits(item: CatalogItem, cents: number, currency: string, reader: Reader): void {
+    const rule = valueRuleOf(item);
+    if (allowsValue(rule, cents)) return;
+    const money = (amount: number) => formatMoney(amount, currency);
+    if (reader === 'sender') {
+      throw new ValidationError(
+        rule.kind === 'face'
+          ? `Item ${item.utid} has a face value of ${money(rule.cents)}; valueCents must be ${rule.cents}.`
+          : `Item ${item.utid} takes ${rule.minCents} to ${rule.maxCents} cents; ${cents} is outside that range.`,
+      );
+    }
+    throw new ValidationError(
+      rule.kind === 'face'
+        ? `${item.rewardName} has a face value of ${money(rule.cents)}.`
+        : `${item.rewardName} takes ${money(rule.minCents)} to ${money(rule.maxCents)}.`,
+    );
+  }
+}
+
+function snapshotOf(item: CatalogItem, brand: CatalogBrand): CheckedItem {
+  return { utid: item.utid, rewardName: item.rewardName, brandKey: brand.brandKey, brandName: brand.name, brandImageUrl: brand.imageUrl };
 }

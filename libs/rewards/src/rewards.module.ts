@@ -12,6 +12,9 @@ import { RewardCatalog } from './reward-catalog';
 import { RewardSender } from './reward-sender.service';
 import { RewardDrafts } from './reward-drafts';
 import { SendStatements } from './send-statements';
+import { IssuanceLease } from './lifecycle/issuance-lease';
+import { MailJobRepository } from './lifecycle/mail-job.repository';
+import { MailLease } from './lifecycle/mail-lease';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { RewardRepository } from './lifecycle/reward.repository';
 import { RewardTimeline } from './lifecycle/reward-timeline';
@@ -30,7 +33,20 @@ import { RewardsService } from './rewards.service';
     AuditModule,
   ],
   controllers: [RewardsController],
-  providers: [RewardSender, RewardsService, RewardCatalog, RewardDrafts, SendStatements, RewardRepository, RewardTimeline, RewardLifecycle],
-  exports: [RewardsService, RewardLifecycle, RewardCatalog, WalletModule, CatalogModule],
+  providers: [
+    RewardSender,
+    RewardsService,
+    RewardCatalog,
+    RewardDrafts,
+    SendStatements,
+    RewardRepository,
+    MailJobRepository,
+    RewardTimeline,
+    RewardLifecycle,
+    IssuanceLease,
+    MailLease,
+  ],
+  // The leases and repositories are for the worker side (RewardsWorkerModule); libs/rewards' index does not export them.
+  exports: [RewardsService, RewardLifecycle, RewardCatalog, IssuanceLease, MailLease, RewardRepository, MailJobRepository, WalletModule, CatalogModule],
 })
 export class RewardsModule {}

@@ -13,15 +13,15 @@ import {
   ValidationError,
 } from '@app/core';
 import { AuditLog, AuditOrigin } from '@app/audit';
-import { CatalogRulesService, rulesAllow } from '@app/catalog';
 import { LedgerEntry, WalletLedger } from '@app/wallet';
 import { IssuedCardDto, toIssuedCardDto } from '../dto/reward.dto';
 import type { RewardCardEntity, StoredCredential } from '../entities/reward-card.entity';
 import { OPEN_REWARD_STATUSES, RewardEntity, RewardStatus } from '../entities/reward.entity';
-import { allowsValue, RewardCatalog, valueRuleOf } from '../reward-catalog';
+import { RewardCatalog } from '../reward-catalog';
 import { pendingCard } from '../reward-drafts';
 import { RewardJobs } from '../reward-jobs';
 import { cardEventData, rewardEventData } from './reward-webhook-data';
+import { MailJobRepository } from './mail-job.repository';
 import { timelineEvent, TimelineEntry, RewardTimeline } from './reward-timeline';
 import { RewardRepository } from './reward.repository';
 
@@ -55,11 +55,8 @@ export interface PickOutcome {
   body: { card: IssuedCardDto };
 }
 
-/** A card whose issuance lease a run holds (see `markForIssuance`): what the supplier is asked for. */
-export type MarkedCard = Pick<RewardCardEntity, 'id' | 'utid' | 'amountCents' | 'currency' | 'issueAttempts'>;
-
-/** A card waiting for the supplier, locked with its reward (see `lockPendingCard`). */
-export interface LockedCard {
+/** A card waiting for the supplier, locked with its reward (see `settle`). */
+interface LockedCard {
   reward: RewardEntity;
   card: RewardCardEntity;
 }
@@ -81,12 +78,12 @@ export class RewardLifecycle {
   constructor(
     private readonly dataSource: DataSource,
     private readonly rewards: RewardRepository,
+    private readonly mailJobs: MailJobRepository,
     private readonly timeline: RewardTimeline,
     private readonly ledger: WalletLedger,
     private readonly catalog: RewardCatalog,
     private readonly jobs: RewardJobs,
     private readonly audit: AuditLog,
-    private readonly rules: CatalogRulesService,
     private readonly idempotencyKeys: IdempotencyStore,
     private readonly clock: Clock,
   ) {}
@@ -218,135 +215,102 @@ export class RewardLifecycle {
     }
     if (reward.expiresAt && reward.expiresAt <= this.clock.now()) throw new ValidationError('This reward has expired and takes no more picks.');
 
-    const catalog = await this.catalog.load(reward.currency, manager);
-    const found = catalog.items.get(input.utid);
-    if (!found) throw new ValidationError(`Item ${input.utid} is not available in ${reward.currency}.`);
-    const { item, brand } = found;
-    if (reward.allowedBrandKeys && !reward.allowedBrandKeys.includes(brand.brandKey)) {
-      throw new ValidationError(`${brand.name} is not one of the brands this reward can be spent on.`);
-    }
-    // The account's rules as they are now, read in the pick's transaction (docs/catalog-rules.md).
-    if (!rulesAllow(await this.rules.read(manager, reward.accountId), brand.brandKey)) {
-      throw new ValidationError(`${brand.name} is no longer offered by the sender.`);
-    }
-    const money = (amount: number) => formatMoney(amount, reward.currency);
-    const rule = valueRuleOf(item);
-    if (!allowsValue(rule, input.amountCents)) {
-      throw new ValidationError(
-        rule.kind === 'face'
-          ? `${item.rewardName} has a face value of ${money(rule.cents)}.`
-          : `${item.rewardName} takes ${money(rule.minCents)} to ${money(rule.maxCents)}.`,
-      );
-    }
+    // The item, its brand (the reward's list, the account's rules as they are now) and its value rule.
+    const item = await this.catalog.checkPick(reward, input, manager);
     if (input.amountCents > reward.remainingValueCents) {
+      const money = (amount: number) => formatMoney(amount, reward.currency);
       throw new ValidationError(`${money(input.amountCents)} is more than the ${money(reward.remainingValueCents)} left.`);
     }
-    return pendingCard(
-      reward,
-      { utid: item.utid, rewardName: item.rewardName, brandKey: brand.brandKey, brandName: brand.name, brandImageUrl: brand.imageUrl },
-      input.amountCents,
-    );
-  }
-
-  /** Locks the card's reward, then the card (the order cancel uses too); null unless the card is PENDING. */
-  async lockPendingCard(manager: EntityManager, cardId: string): Promise<LockedCard | null> {
-    const reward = await this.rewards.lockOfCard(manager, cardId);
-    if (!reward) return null;
-    const card = await this.rewards.lockCard(manager, { id: cardId });
-    if (!card) throw new Error(`card ${cardId} vanished while its reward was locked`);
-    return card.status === 'PENDING' ? { reward, card } : null;
-  }
-
-  /**
-   * Mark: takes the card's issuance lease and records that the supplier is being asked, committed
-   * on its own before the call (no transaction or row lock is held while the supplier answers).
-   * From then on only the supplier's answer settles the card, and a cancel no longer refunds it.
-   * Null when the card is settled, or another run holds a live lease on it.
-   */
-  markForIssuance(cardId: string, leaseMs: number): Promise<MarkedCard | null> {
-    return this.rewards.markIssuing(this.dataSource.manager, cardId, leaseMs);
-  }
-
-  /** Keeps the lease of a run whose supplier call is taking long, so no other run takes the card over. */
-  renewIssuance(card: MarkedCard): Promise<void> {
-    return this.rewards.touchIssuing(this.dataSource.manager, card.id, card.issueAttempts, true);
-  }
-
-  /** Gives the lease up after a transient failure, so the next retry need not wait for it to run out. */
-  releaseIssuance(card: MarkedCard): Promise<void> {
-    return this.rewards.touchIssuing(this.dataSource.manager, card.id, card.issueAttempts, false);
+    return pendingCard(reward, item, input.amountCents);
   }
 
   /**
    * Issue: the card is ISSUED with its credentials and its value captured from the reserved funds
    * (once per card, whatever happens). FIXED: the reward is REDEEMED with its card. CHOICE: REDEEMED
-   * once nothing is left or pending, else PARTIALLY_REDEEMED.
+   * once nothing is left or pending, else PARTIALLY_REDEEMED. False when the card was no longer
+   * PENDING (see `settle`).
    */
-  async issue(
-    manager: EntityManager,
-    { reward, card }: LockedCard,
-    issued: { credentials: StoredCredential[]; redemptionInstructions: string },
-  ): Promise<void> {
-    const now = new Date();
-    // One statement for every write, so the settle's transaction waits on the application for no
-    // round trip while it holds the reward, the card and (from the capture on) the wallet row.
-    const statement = new Statement();
-    const issuedCard = this.rewards.issueCardIn(statement, card, issued, now);
-    const timeline: TimelineEntry[] = [this.cardEntry(reward, card, 'card.issued', 'ISSUED')];
-    const next = await this.statusAfterCard(manager, reward, card.id);
-    if (next && next !== reward.status) {
-      Object.assign(reward, next === 'REDEEMED' ? { status: next, redeemedAt: now } : { status: next });
-      this.rewards.updateStatusIn(statement, reward);
-      const type = next === 'REDEEMED' ? 'reward.redeemed' : 'reward.partially_redeemed';
-      timeline.push({
-        event: timelineEvent(reward.id, type),
-        webhook: { accountId: reward.accountId, type, data: rewardEventData(reward) },
+  issue(cardId: string, issued: { credentials: StoredCredential[]; redemptionInstructions: string }): Promise<boolean> {
+    return this.settle(cardId, async (manager, { reward, card }) => {
+      const now = new Date();
+      // One statement for every write, so the settle's transaction waits on the application for no
+      // round trip while it holds the reward, the card and (from the capture on) the wallet row.
+      const statement = new Statement();
+      const issuedCard = this.rewards.issueCardIn(statement, card, issued, now);
+      const timeline: TimelineEntry[] = [this.cardEntry(reward, card, 'card.issued', 'ISSUED')];
+      const next = await this.statusAfterCard(manager, reward, card.id);
+      if (next && next !== reward.status) {
+        Object.assign(reward, next === 'REDEEMED' ? { status: next, redeemedAt: now } : { status: next });
+        this.rewards.updateStatusIn(statement, reward);
+        const type = next === 'REDEEMED' ? 'reward.redeemed' : 'reward.partially_redeemed';
+        timeline.push({
+          event: timelineEvent(reward.id, type),
+          webhook: { accountId: reward.accountId, type, data: rewardEventData(reward) },
+        });
+      }
+      this.timeline.recordIn(statement, timeline);
+      const captured = this.ledger.captureIn(statement, {
+        accountId: reward.accountId,
+        amountCents: card.amountCents,
+        relatedType: 'card',
+        relatedId: card.id,
+        description: `${card.brandName} card for reward ${reward.id}`,
       });
-    }
-    this.timeline.recordIn(statement, timeline);
-    const captured = this.ledger.captureIn(statement, {
-      accountId: reward.accountId,
-      amountCents: card.amountCents,
-      relatedType: 'card',
-      relatedId: card.id,
-      description: `${card.brandName} card for reward ${reward.id}`,
+      const [written]: { cards: number; captures: number }[] = await manager.query(
+        statement.text(`SELECT (SELECT count(*) FROM ${issuedCard})::int AS cards, (SELECT count(*) FROM ${captured})::int AS captures`),
+        statement.params,
+      );
+      if (written.cards !== 1) throw new Error(`card ${card.id} was not PENDING when its settle wrote it`);
+      if (written.captures !== 1) throw new Error(`card ${card.id} was already captured while PENDING`);
     });
-    const [written]: { cards: number; captures: number }[] = await manager.query(
-      statement.text(`SELECT (SELECT count(*) FROM ${issuedCard})::int AS cards, (SELECT count(*) FROM ${captured})::int AS captures`),
-      statement.params,
-    );
-    if (written.cards !== 1) throw new Error(`card ${card.id} was not PENDING when its settle wrote it`);
-    if (written.captures !== 1) throw new Error(`card ${card.id} was already captured while PENDING`);
   }
 
   /**
    * Fail: a FIXED reward whose card fails returns the value to the wallet and is CANCELED (with no
    * reward.canceled event). A CHOICE card's value returns to the reward, whose status goes back to
-   * what is left; if the reward has closed meanwhile, the value goes to the wallet.
+   * what is left; if the reward has closed meanwhile, the value goes to the wallet. False when the
+   * card was no longer PENDING (see `settle`).
    */
-  async fail(manager: EntityManager, { reward, card }: LockedCard, reason: string): Promise<void> {
-    await this.rewards.updateCard(manager, card.id, { status: 'FAILED', issuingSince: null, failureReason: reason.slice(0, 500) });
-    const closed = reward.status === 'CANCELED' || reward.status === 'EXPIRED';
-    if (reward.type === 'FIXED') {
-      await this.rewards.update(manager, reward.id, { status: 'CANCELED' });
-    } else if (!closed) {
-      const issued = await this.rewards.countCards(manager, reward.id, 'ISSUED');
-      await this.rewards.update(manager, reward.id, {
-        remainingValueCents: () => `remaining_value_cents + ${Number(card.amountCents)}`,
-        status: issued > 0 ? 'PARTIALLY_REDEEMED' : 'OPENED',
-      });
-    }
-    await this.timeline.record(manager, [this.cardEntry(reward, card, 'card.failed', 'FAILED', { reason })]);
-    // Last, as in `issue`: the wallet row stays locked only until commit.
-    if (reward.type === 'FIXED' || closed) {
-      await this.release(manager, {
-        accountId: reward.accountId,
-        amountCents: card.amountCents,
-        relatedType: 'card',
-        relatedId: card.id,
-        description: `Card ${card.id} failed; value returned`,
-      });
-    }
+  fail(cardId: string, reason: string): Promise<boolean> {
+    return this.settle(cardId, async (manager, { reward, card }) => {
+      await this.rewards.updateCard(manager, card.id, { status: 'FAILED', issuingSince: null, failureReason: reason.slice(0, 500) });
+      const closed = reward.status === 'CANCELED' || reward.status === 'EXPIRED';
+      if (reward.type === 'FIXED') {
+        await this.rewards.update(manager, reward.id, { status: 'CANCELED' });
+      } else if (!closed) {
+        const issued = await this.rewards.countCards(manager, reward.id, 'ISSUED');
+        await this.rewards.addValue(manager, reward.id, card.amountCents, issued > 0 ? 'PARTIALLY_REDEEMED' : 'OPENED');
+      }
+      await this.timeline.record(manager, [this.cardEntry(reward, card, 'card.failed', 'FAILED', { reason })]);
+      // Last, as in `issue`: the wallet row stays locked only until commit.
+      if (reward.type === 'FIXED' || closed) {
+        await this.release(manager, {
+          accountId: reward.accountId,
+          amountCents: card.amountCents,
+          relatedType: 'card',
+          relatedId: card.id,
+          description: `Card ${card.id} failed; value returned`,
+        });
+      }
+    });
+  }
+
+  /**
+   * A settle's transaction: locks the card's reward, then the card (the order cancel and picks use
+   * too, so they cannot deadlock), and writes the outcome if the card is still PENDING. False when
+   * it is not: another run settled it first (it took the card over after this run's lease ran out,
+   * and had the same answer for the same reference), so there is nothing left to do.
+   */
+  private settle(cardId: string, write: (manager: EntityManager, locked: LockedCard) => Promise<void>): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const reward = await this.rewards.lockOfCard(manager, cardId);
+      if (!reward) return false;
+      const card = await this.rewards.lockCard(manager, { id: cardId });
+      if (!card) throw new Error(`card ${cardId} vanished while its reward was locked`);
+      if (card.status !== 'PENDING') return false;
+      await write(manager, { reward, card });
+      return true;
+    });
   }
 
   /**
@@ -476,7 +440,7 @@ export class RewardLifecycle {
     await this.dataSource.transaction(async (manager) => {
       // No row lock: a resend changes nothing a concurrent issuance or cancel could race with.
       if (!(await this.rewards.exists(manager, id, accountId))) throw new NotFoundError('Reward');
-      await this.rewards.insertMailJob(manager, { id: mailJobId, rewardId: id, kind: 'resend', status: 'PENDING' });
+      await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
       await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.resent', { channel: 'email' }) }]);
     });
     await this.jobs.enqueue({ mailJobIds: [mailJobId] });

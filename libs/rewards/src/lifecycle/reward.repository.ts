@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
 import { Condition, Cte, entityFromRow, entityRow, hashSecret, KeyRing, PageSelect, queryRows, randomToken, sealContext, SealedColumn, Statement } from '@app/core';
 import type { RewardView } from '../dto/reward.dto';
-import { MailJobEntity } from '../entities/mail-job.entity';
 import { RedemptionLinkEntity } from '../entities/redemption-link.entity';
 import { CardStatus, RewardCardEntity, StoredCredential } from '../entities/reward-card.entity';
 import { RewardEventEntity } from '../entities/reward-event.entity';
 import { OPEN_REWARD_STATUSES, RewardEntity } from '../entities/reward.entity';
 import type { PreparedRewards } from '../reward-drafts';
+import type { MarkedCard } from './issuance-lease';
+import { MailJobRepository } from './mail-job.repository';
 import { rewardEventData } from './reward-webhook-data';
 import { RewardTimeline } from './reward-timeline';
 
@@ -43,15 +44,18 @@ export const REWARD_SEALED_COLUMNS: SealedColumn[] = [
 ];
 
 /**
- * The rows of the reward aggregate (rewards, their cards, links, e-mail jobs and timeline): how
- * they are read, locked and written. Only RewardLifecycle (and the send, which creates rewards)
- * use it, so every change of a reward's state goes through the lifecycle's rules.
+ * The rows of the reward aggregate (rewards, their cards and links; the e-mail jobs are
+ * MailJobRepository's, the timeline RewardTimeline's): how they are read, locked and written.
+ * RewardLifecycle uses it, and besides it only the send (which creates rewards), the card lease
+ * (IssuanceLease) and the worker's sweeper, so every change of a reward's state goes through the
+ * lifecycle's rules.
  */
 @Injectable()
 export class RewardRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly timeline: RewardTimeline,
+    private readonly mailJobs: MailJobRepository,
     private readonly keyRing: KeyRing,
   ) {}
 
@@ -95,37 +99,65 @@ export class RewardRepository {
   }
 
   /**
-   * Takes the issuance lease of a PENDING card that no live run holds, in one statement (no
-   * transaction stays open): sets `issuing_since`, counts the attempt and records the first time
-   * the supplier is asked. Null when the card is settled or another run's lease is still live.
+   * The card lease (IssuanceLease, docs/rewards.md, Issuance): takes the lease of a PENDING card that
+   * no live run holds, in one statement (no transaction stays open). Sets `issuing_since`, counts the
+   * attempt and records the first time the supplier is asked. Null when the card is settled or
+   * another run's lease is still live.
    */
-  async markIssuing(
-    manager: EntityManager,
-    cardId: string,
-    leaseMs: number,
-  ): Promise<Pick<RewardCardEntity, 'id' | 'utid' | 'amountCents' | 'currency' | 'issueAttempts'> | null> {
-    const [row] = await queryRows<{ id: string; utid: string; amount_cents: string; currency: string; issue_attempts: number }>(
-      manager,
+  async takeCardLease(cardId: string, leaseMs: number): Promise<MarkedCard | null> {
+    const [row] = await queryRows<{ id: string; reward_id: string; utid: string; amount_cents: string; currency: string; issue_attempts: number }>(
+      this.dataSource.manager,
       `UPDATE reward_cards
           SET issuing_since = clock_timestamp(), issue_attempts = issue_attempts + 1,
               supplier_requested_at = COALESCE(supplier_requested_at, clock_timestamp())
         WHERE id = $1 AND status = 'PENDING'
           AND (issuing_since IS NULL OR issuing_since < clock_timestamp() - make_interval(secs => $2::float8 / 1000))
-        RETURNING id, utid, amount_cents, currency, issue_attempts`,
+        RETURNING id, reward_id, utid, amount_cents, currency, issue_attempts`,
       [cardId, leaseMs],
     );
     return row
-      ? { id: row.id, utid: row.utid, amountCents: Number(row.amount_cents), currency: row.currency, issueAttempts: row.issue_attempts }
+      ? {
+          id: row.id,
+          rewardId: row.reward_id,
+          utid: row.utid,
+          amountCents: Number(row.amount_cents),
+          currency: row.currency,
+          issueAttempts: row.issue_attempts,
+        }
       : null;
   }
 
-  /** Renews (`renew`) or gives up the lease taken by attempt `attempt`, if it still holds it. */
-  async touchIssuing(manager: EntityManager, cardId: string, attempt: number, renew: boolean): Promise<void> {
-    await manager.query(
-      `UPDATE reward_cards SET issuing_since = ${renew ? 'clock_timestamp()' : 'NULL'}
+  /** Renews the card lease taken by attempt `card.issueAttempts`, if that attempt still holds it. */
+  async renewCardLease(card: Pick<MarkedCard, 'id' | 'issueAttempts'>): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE reward_cards SET issuing_since = clock_timestamp()
         WHERE id = $1 AND status = 'PENDING' AND issue_attempts = $2 AND issuing_since IS NOT NULL`,
-      [cardId, attempt],
+      [card.id, card.issueAttempts],
     );
+  }
+
+  /** Gives up the card lease taken by attempt `card.issueAttempts`, if that attempt still holds it. */
+  async releaseCardLease(card: Pick<MarkedCard, 'id' | 'issueAttempts'>): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE reward_cards SET issuing_since = NULL
+        WHERE id = $1 AND status = 'PENDING' AND issue_attempts = $2 AND issuing_since IS NOT NULL`,
+      [card.id, card.issueAttempts],
+    );
+  }
+
+  /**
+   * PENDING cards older than `orphanAfter` whose lease is not live, oldest first: a job that was
+   * never enqueued or was lost, or a run that died at the supplier (the sweeper enqueues them again).
+   */
+  async cardsToSweep(orphanAfter: string, leaseMs: number, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM reward_cards
+        WHERE status = 'PENDING' AND created_at < now() - $1::interval
+          AND (issuing_since IS NULL OR issuing_since < clock_timestamp() - make_interval(secs => $2::float8 / 1000))
+        ORDER BY created_at LIMIT $3`,
+      [orphanAfter, leaseMs, limit],
+    );
+    return rows.map((row) => row.id);
   }
 
   /** A FIXED reward's PENDING card that the supplier was asked for, read without any lock. */
@@ -236,6 +268,11 @@ export class RewardRepository {
     await manager.update(RewardEntity, ids, changes);
   }
 
+  /** Gives `cents` back to a reward's remaining value (a failed CHOICE card's) with its new status. */
+  async addValue(manager: EntityManager, id: string, cents: number, status: RewardEntity['status']): Promise<void> {
+    await manager.query(`UPDATE rewards SET remaining_value_cents = remaining_value_cents + $2::bigint, status = $3 WHERE id = $1`, [id, cents, status]);
+  }
+
   async updateCard(manager: EntityManager, id: string, changes: Partial<Omit<RewardCardEntity, 'credentials'>>): Promise<void> {
     await manager.update(RewardCardEntity, { id }, changes);
   }
@@ -276,10 +313,6 @@ export class RewardRepository {
     return Boolean(won);
   }
 
-  async insertMailJob(manager: EntityManager, job: Pick<MailJobEntity, 'id' | 'rewardId' | 'kind' | 'status'>): Promise<void> {
-    await manager.insert(MailJobEntity, job);
-  }
-
   /**
    * Adds the writes of new rewards to `statement`: the rewards, FIXED cards, redemption links,
    * e-mail jobs, timeline and outbox events, done only if `onlyIf` holds. Funds are the caller's to
@@ -303,10 +336,9 @@ export class RewardRepository {
       })),
       options,
     );
-    statement.insertRows(
-      'new_mail_jobs',
-      'mail_jobs',
-      all.map((w) => ({ id: w.mailJobId, reward_id: w.view.reward.id, kind: 'reward', status: 'PENDING' })),
+    this.mailJobs.insertIn(
+      statement,
+      all.map((w) => ({ id: w.mailJobId, rewardId: w.view.reward.id, kind: 'reward' })),
       options,
     );
     this.timeline.recordIn(
