@@ -10,16 +10,18 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
                           $5::text[], $6::jsonb[])
       WHERE true),
 released AS (INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, 'RELEASE', e.amount, -e.amount, e.description, e.related_type, e.related_id
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, e.account_id,
+              COALESCE(e.currency, (SELECT w.currency FROM wallets w WHERE w.account_id = e.account_id AND w.is_primary)),
+              'RELEASE', e.amount, -e.amount, e.description, e.related_type, e.related_id
          FROM unnest($7::text[],
                      $8::text[],
-                     $9::bigint[],
-                     $10::text[],
+                     $9::text[],
+                     $10::bigint[],
                      $11::text[],
-                     $12::text[])
-                AS e (id, account_id, amount, description, related_type, related_id)
-         JOIN wallets w ON w.account_id = e.account_id
+                     $12::text[],
+                     $13::text[])
+                AS e (id, account_id, currency, amount, description, related_type, related_id)
        ON CONFLICT (kind, related_type, related_id) DO NOTHING
        RETURNING id)
 SELECT (SELECT count(*) FROM expired_rewards)::int AS updated, (SELECT count(*) FROM released)::int AS released;

@@ -10,17 +10,16 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
       WHERE true)
 SELECT 1;
 WITH ledger AS (INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, $1, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM wallets w,
-              unnest($2::text[],
-                     $3::bigint[],
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, $1::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $1::text AND w.is_primary), $2, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($3::text[],
                      $4::bigint[],
-                     $5::text[],
+                     $5::bigint[],
                      $6::text[],
-                     $7::text[])
+                     $7::text[],
+                     $8::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
-        WHERE w.account_id = $8 AND true
+        WHERE true
        ON CONFLICT (kind, related_type, related_id) DO NOTHING
        RETURNING id)
 SELECT count(*)::int AS count FROM ledger;
@@ -48,17 +47,16 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
       WHERE true)
 SELECT 1;
 WITH ledger AS (INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, $1, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM wallets w,
-              unnest($2::text[],
-                     $3::bigint[],
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, $1::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $1::text AND w.is_primary), $2, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($3::text[],
                      $4::bigint[],
-                     $5::text[],
+                     $5::bigint[],
                      $6::text[],
-                     $7::text[])
+                     $7::text[],
+                     $8::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
-        WHERE w.account_id = $8 AND true
+        WHERE true
        ON CONFLICT (kind, related_type, related_id) DO NOTHING
        RETURNING id)
 SELECT count(*)::int AS count FROM ledger;

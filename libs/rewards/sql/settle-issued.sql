@@ -16,17 +16,16 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
                           $11::text[], $12::jsonb[])
       WHERE true),
 ledger AS (INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, $13, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM wallets w,
-              unnest($14::text[],
-                     $15::bigint[],
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, $13::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $13::text AND w.is_primary), $14, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($15::text[],
                      $16::bigint[],
-                     $17::text[],
+                     $17::bigint[],
                      $18::text[],
-                     $19::text[])
+                     $19::text[],
+                     $20::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
-        WHERE w.account_id = $20 AND true
+        WHERE true
        ON CONFLICT (kind, related_type, related_id) DO NOTHING
        RETURNING id)
 SELECT (SELECT count(*) FROM issued_card)::int AS cards, (SELECT count(*) FROM ledger)::int AS captures;
@@ -46,17 +45,16 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
                           $8::text[], $9::jsonb[])
       WHERE true),
 ledger AS (INSERT INTO wallet_transactions
-         (id, account_id, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, w.account_id, $10, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM wallets w,
-              unnest($11::text[],
-                     $12::bigint[],
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, $10::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $10::text AND w.is_primary), $11, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($12::text[],
                      $13::bigint[],
-                     $14::text[],
+                     $14::bigint[],
                      $15::text[],
-                     $16::text[])
+                     $16::text[],
+                     $17::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
-        WHERE w.account_id = $17 AND true
+        WHERE true
        ON CONFLICT (kind, related_type, related_id) DO NOTHING
        RETURNING id)
 SELECT (SELECT count(*) FROM issued_card)::int AS cards, (SELECT count(*) FROM ledger)::int AS captures;
