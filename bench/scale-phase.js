@@ -3,7 +3,8 @@
 // BENCH_SCALE_REWARDS rewards (default 1,000,000; a quarter REDEEMED with an issued card) and one
 // with 1,000, the same reads timed on both, one request at a time (p50 of SAMPLES); then the list's
 // throughput against the detail's under load on the big merchant.
-const { STAMP, log } = require('./config');
+const path = require('node:path');
+const { ROOT, SERVICE_ENV, STAMP, log } = require('./config');
 const { cli, api } = require('./service');
 const { readPhase } = require('./phases');
 const { round, stats } = require('./numbers');
@@ -14,11 +15,26 @@ const CHUNK = 100_000;
 const SAMPLES = 100;
 
 /**
+ * The key ring the bench-started service reads (its ENCRYPTION_KEYS, or the development key file it
+ * shares with `npm start`), from the build: seeded cards carry credentials sealed for their own card
+ * and account, as the service writes them (docs/secrets.md), or reading them would fail.
+ */
+function serviceKeyRing() {
+  const { KeyRing } = require(path.join(ROOT, 'dist/libs/core/src/crypto/key-ring'));
+  const { developmentKeyRing } = require(path.join(ROOT, 'dist/libs/core/src/crypto/development-keys'));
+  const { cardCredentialsContext } = require(path.join(ROOT, 'dist/libs/rewards/src/lifecycle/reward.repository'));
+  const ring = KeyRing.fromText(SERVICE_ENV.ENCRYPTION_KEYS || developmentKeyRing(ROOT));
+  const credentials = JSON.stringify([{ type: 'code', label: 'Code', value: 'BENCH-0000-0000' }]);
+  return { seal: (cardId, accountId) => ring.encrypt(credentials, cardCredentialsContext(cardId, accountId)) };
+}
+
+/**
  * `count` rewards for `accountId` in chunks of generate_series: statuses SENT, REDEEMED (with an
  * ISSUED card), CANCELED and EXPIRED in turn; external ids unique (`order-<n>`), as order numbers are.
  */
 async function seedRewards(db, accountId, tag, count) {
   const started = Date.now();
+  const keyRing = serviceKeyRing();
   for (let from = 1; from <= count; from += CHUNK) {
     const to = Math.min(count, from + CHUNK - 1);
     await db.query(
@@ -31,13 +47,22 @@ async function seedRewards(db, accountId, tag, count) {
          CROSS JOIN LATERAL (SELECT (ARRAY['SENT', 'REDEEMED', 'CANCELED', 'EXPIRED'])[1 + g % 4] AS status) AS s`,
       [accountId, tag, from, to],
     );
+    // A quarter of the rewards (REDEEMED ones) have an ISSUED card, its credentials sealed per card.
+    const cardIds = [];
+    const sealed = [];
+    for (let g = from; g <= to; g++) {
+      if (g % 4 !== 1) continue;
+      const id = `card_${tag}${String(g).padStart(8, '0')}`;
+      cardIds.push(id);
+      sealed.push(keyRing.seal(id, accountId));
+    }
     await db.query(
       `INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, amount_cents, currency, status,
                                  credentials, issued_at)
-       SELECT 'card_' || $2 || lpad(g::text, 8, '0'), 'rw_' || $2 || lpad(g::text, 8, '0'), $1, 'U-BENCH', 'Bench card', 'bench', 'Bench brand',
-              5000, 'USD', 'ISSUED', '[{"type":"code","label":"Code","value":"BENCH-0000-0000"}]', now()
-         FROM generate_series($3::int, $4::int) AS g WHERE g % 4 = 1`,
-      [accountId, tag, from, to],
+       SELECT c.id, 'rw_' || substr(c.id, 6), $1, 'U-BENCH', 'Bench card', 'bench', 'Bench brand',
+              5000, 'USD', 'ISSUED', c.sealed, now()
+         FROM unnest($2::text[], $3::text[]) AS c (id, sealed)`,
+      [accountId, cardIds, sealed],
     );
   }
   log(`scale: seeded ${count} rewards for ${tag} in ${round((Date.now() - started) / 1000)} s`);
