@@ -733,7 +733,7 @@ export interface components {
              * @description Only these brands may be offered, or `null` for every brand. An empty list is refused: it would
              *     allow nothing (use `null`).
              * @example [
-             *       "amazon",
+             *       "amazon-us",
              *       "starbucks"
              *     ]
              */
@@ -2391,6 +2391,7 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
+                /** @description A `brandKey` of `GET /v1/catalog`. */
                 brandKey: string;
             };
             cookie?: never;
@@ -2906,7 +2907,7 @@ export interface operations {
                 dry_run?: boolean;
             };
             header?: {
-                /** @description Up to 100 characters, scoped to your account, kept at least 24 h. A retry with the same key and body replays the first response with status 200 and `Idempotent-Replayed: true`; the same key with another body is 422. */
+                /** @description Up to 100 characters, scoped to your account. A retry with the same key and body replays the first response with status 200 and `Idempotent-Replayed: true`; the same key with another body is 422. Keys do not expire: a retry is recognised at least 24 h after the first use, and in practice for good; only an operator's encryption-key rotation ends it, for keys first used before the rotation, and no sooner than 24 h after it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3089,7 +3090,7 @@ export interface operations {
                 dry_run?: boolean;
             };
             header?: {
-                /** @description Up to 100 characters, scoped to your account, kept at least 24 h. A retry with the same key and body replays the first response with status 207 and `Idempotent-Replayed: true`; the same key with another body is 422. */
+                /** @description Up to 100 characters, scoped to your account. A retry with the same key and body replays the first response with status 207 and `Idempotent-Replayed: true`; the same key with another body is 422. Keys do not expire: a retry is recognised at least 24 h after the first use, and in practice for good; only an operator's encryption-key rotation ends it, for keys first used before the rotation, and no sooner than 24 h after it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3246,6 +3247,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The reward's id (`rw_`). */
                 id: string;
             };
             cookie?: never;
@@ -3367,6 +3369,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The reward's id (`rw_`). */
                 id: string;
             };
             cookie?: never;
@@ -3527,6 +3530,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The reward's id (`rw_`). */
                 id: string;
             };
             cookie?: never;
@@ -3921,6 +3925,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -4042,6 +4047,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -4187,6 +4193,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -4338,6 +4345,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -4489,6 +4497,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -4654,6 +4663,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -4775,7 +4785,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
+                /** @description The delivery's id (`whd_`). */
                 deliveryId: string;
             };
             cookie?: never;
@@ -4897,7 +4909,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
+                /** @description The delivery's id (`whd_`). */
                 deliveryId: string;
             };
             cookie?: never;
