@@ -33,6 +33,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   for await (const chunk of process.stdin) chunks.push(chunk);
   const [timestamp = '', signatureHeader = ''] = process.argv.slice(2);
   const ok = verifyWebhook(process.env.WEBHOOK_SECRET ?? '', timestamp, signatureHeader, Buffer.concat(chunks));
-  console.log(ok ? 'verified' : 'rejected');
+  process.stdout.write(ok ? 'verified\n' : 'rejected\n');
   process.exit(ok ? 0 : 1);
 }
