@@ -953,7 +953,7 @@ export interface components {
              * @description Only these brands may be offered, or `null` for every brand. An empty list is refused: it would
              *     allow nothing (use `null`).
              * @example [
-             *       "amazon",
+             *       "amazon-us",
              *       "starbucks"
              *     ]
              */
@@ -3161,6 +3161,7 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
+                /** @description A `brandKey` of `GET /v1/catalog`. */
                 brandKey: string;
             };
             cookie?: never;
@@ -3676,7 +3677,7 @@ export interface operations {
                 dry_run?: boolean;
             };
             header?: {
-                /** @description Up to 100 characters, scoped to your account, kept at least 24 h. A retry with the same key and body replays the first response with status 200 and `Idempotent-Replayed: true`; the same key with another body is 422. */
+                /** @description Up to 100 characters, scoped to your account. A retry with the same key and body replays the first response with status 200 and `Idempotent-Replayed: true`; the same key with another body is 422. Keys do not expire: a retry is recognised at least 24 h after the first use, and in practice for good; only an operator's encryption-key rotation ends it, for keys first used before the rotation, and no sooner than 24 h after it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3859,7 +3860,7 @@ export interface operations {
                 dry_run?: boolean;
             };
             header?: {
-                /** @description Up to 100 characters, scoped to your account, kept at least 24 h. A retry with the same key and body replays the first response with status 207 and `Idempotent-Replayed: true`; the same key with another body is 422. */
+                /** @description Up to 100 characters, scoped to your account. A retry with the same key and body replays the first response with status 207 and `Idempotent-Replayed: true`; the same key with another body is 422. Keys do not expire: a retry is recognised at least 24 h after the first use, and in practice for good; only an operator's encryption-key rotation ends it, for keys first used before the rotation, and no sooner than 24 h after it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4016,6 +4017,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The reward's id (`rw_`). */
                 id: string;
             };
             cookie?: never;
@@ -4137,6 +4139,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The reward's id (`rw_`). */
                 id: string;
             };
             cookie?: never;
@@ -4297,6 +4300,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The reward's id (`rw_`). */
                 id: string;
             };
             cookie?: never;
@@ -4691,6 +4695,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -4812,6 +4817,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -4957,6 +4963,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -5108,6 +5115,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -5259,6 +5267,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -5424,6 +5433,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
             };
             cookie?: never;
@@ -5545,7 +5555,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
+                /** @description The delivery's id (`whd_`). */
                 deliveryId: string;
             };
             cookie?: never;
@@ -5667,7 +5679,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The endpoint's id (`we_`). */
                 id: string;
+                /** @description The delivery's id (`whd_`). */
                 deliveryId: string;
             };
             cookie?: never;

@@ -268,6 +268,8 @@ class Cluster {
     this.env = {
       ...pick(process.env, ['PATH', 'HOME', 'LANG', 'TZ']),
       NODE_ENV: 'development',
+      // Not the developer's .env: the run is configured here alone (docs/operations.md, Environment variables).
+      ENV_FILE: '/dev/null',
       DATABASE_URL: this.pg.url,
       REDIS_URL: this.redis.url,
       QUEUE_PREFIX: 'chaos',

@@ -37,6 +37,8 @@ export function spawnBuilt(app: 'api' | 'worker' | 'cli', args: string[], env: R
     env: {
       PATH: process.env.PATH!,
       LOG_LEVEL: 'silent',
+      // Not the developer's .env (read at start, libs/core/src/config/env-file.ts): a test sets what it runs with.
+      ENV_FILE: '/dev/null',
       ENCRYPTION_KEYS: process.env.ENCRYPTION_KEYS ?? '',
       ...outboundGuard.childEnv(process.env.OUTBOUND_GUARD_OWNER),
       ...env,

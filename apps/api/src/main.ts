@@ -7,7 +7,7 @@ import { ApiModule } from './api.module';
 import { API_APP_OPTIONS, configureApp } from './configure-app';
 import { startWorkerThread, WorkerThread } from './worker-thread-host';
 
-void runProcess(async (config) => {
+void runProcess(async (config, { envFile }) => {
   // RUN_WORKERS=true: the processors and the scheduler run in this process too, on a thread of their
   // own, so mail rendering, issuance, the outbox relay and deliveries never stall a request. The
   // thread starts first, so the API is composed with jobs handed to it from its first request.
@@ -42,5 +42,10 @@ void runProcess(async (config) => {
     },
   });
   await app.listen(config.port);
-  logger.log(`API listening on ${config.publicBaseUrl} (docs at /docs; workers ${workers ? 'on a worker thread' : 'off'})`, 'Main');
+  const settings = envFile ? `settings from ${envFile} and the environment` : 'settings from the environment (no .env)';
+  logger.log(
+    `API listening on ${config.publicBaseUrl}: the dashboard at ${config.publicBaseUrl}/dashboard, the API reference at ` +
+      `${config.publicBaseUrl}/docs (workers ${workers ? 'on a worker thread' : 'off'}; ${settings})`,
+    'Main',
+  );
 });

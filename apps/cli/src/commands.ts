@@ -1,11 +1,13 @@
+import { resolve } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeyService, MerchantService, TOTP_SEALED_COLUMNS } from '@app/account';
 import { OPERATOR_ORIGIN } from '@app/audit';
-import { IDEMPOTENCY_SEALED_COLUMNS, KeyRing, rotateSealedColumn, SealedColumn } from '@app/core';
+import { APP_CONFIG, AppConfig, IDEMPOTENCY_SEALED_COLUMNS, KeyRing, rotateSealedColumn, SealedColumn } from '@app/core';
 import { OAuthClientService } from '@app/oauth';
 import { REWARD_SEALED_COLUMNS } from '@app/rewards';
 import { WEBHOOK_SEALED_COLUMNS } from '@app/webhooks';
+import { listOutbox } from './mail-outbox';
 
 /** Every column of sealed values (docs/secrets.md), each described by the module that owns it. */
 export const SEALED_COLUMNS: SealedColumn[] = [
@@ -79,5 +81,20 @@ export const COMMANDS: Record<string, CliCommand> = {
         redirectUris: [flags['redirect-uri'] ?? []].flat(),
         scopes: text(flags.scopes).split(/\s+/).filter(Boolean),
       }, OPERATOR_ORIGIN),
+  },
+  'mail:list': {
+    usage: 'mail:list [--limit 20]   (the e-mails written to MAIL_OUTBOX_DIR when SMTP_URL is unset, newest first)',
+    options: { limit: { type: 'string' } },
+    required: [],
+    run: async (app, flags) => {
+      const limit = flags.limit === undefined ? 20 : Number(text(flags.limit));
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error('--limit must be an integer from 1 to 1000');
+      const config = app.get<AppConfig>(APP_CONFIG);
+      const outbox = resolve(config.mailOutboxDir);
+      const messages = await listOutbox(outbox, limit);
+      return config.smtpUrl
+        ? { outbox, note: 'SMTP_URL is set: new e-mails go to that server, not to this folder', messages }
+        : { outbox, messages };
+    },
   },
 };

@@ -2,9 +2,9 @@ import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { ApiErrorResponses } from '@app/core';
+import { ApiBodyExamples, ApiErrorResponses } from '@app/core';
 import { AccountService } from './account.service';
-import { AccountResponseDto, toAccountDto, UpdateBrandingDto } from './dto/account.dto';
+import { AccountResponseDto, toAccountDto, UPDATE_BRANDING_EXAMPLES, UpdateBrandingDto } from './dto/account.dto';
 
 @ApiTags('Account')
 @Controller('v1/account')
@@ -25,6 +25,7 @@ export class AccountController {
     summary: 'Update the sender name, logo and brand colour of e-mails and the redemption page',
     description: 'Needs an API key with `write`; OAuth tokens cannot change branding (403).',
   })
+  @ApiBodyExamples(UpdateBrandingDto, UPDATE_BRANDING_EXAMPLES)
   @ApiErrorResponses(400)
   async updateBranding(
     @CurrentPrincipal() principal: Principal,

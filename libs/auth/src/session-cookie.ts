@@ -58,10 +58,17 @@ export function assertSameSiteRequest(request: Request, csrfToken: string, publi
   }
 }
 
-/** An `Origin` header, when sent, must be the service's own. */
+/**
+ * An `Origin` header, when sent, must be the service's own. The refusal names the address to use: the
+ * usual cause is a dashboard opened at another name for the same server (127.0.0.1 for localhost).
+ */
 export function assertOwnOrigin(request: Request, publicBaseUrl: string): void {
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== new URL(publicBaseUrl).origin) {
-    throw new ForbiddenError('This request comes from another origin.');
+  const own = new URL(publicBaseUrl).origin;
+  if (origin !== undefined && origin !== own) {
+    throw new ForbiddenError(
+      `This request comes from another origin than the service's own (${own}). Open the dashboard at ${publicBaseUrl}/dashboard ` +
+        '(the PUBLIC_BASE_URL) and sign in there.',
+    );
   }
 }

@@ -2,9 +2,9 @@ import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { ApiErrorResponses } from '@app/core';
+import { ApiBodyExamples, ApiErrorResponses } from '@app/core';
 import { CatalogRulesService } from './catalog-rules.service';
-import { CatalogRulesDto, CatalogRulesResponseDto, toCatalogRulesDto } from './dto/catalog-rules.dto';
+import { CATALOG_RULES_EXAMPLES, CatalogRulesDto, CatalogRulesResponseDto, toCatalogRulesDto } from './dto/catalog-rules.dto';
 
 @ApiTags('Account')
 @Controller('v1/account/catalog-rules')
@@ -32,6 +32,7 @@ export class CatalogRulesController {
       'brands the rules allow; cards already picked or issued are not affected. An unknown brand key is 422. ' +
       'Needs an API key with `write`; OAuth tokens cannot change catalog rules (403).',
   })
+  @ApiBodyExamples(CatalogRulesDto, CATALOG_RULES_EXAMPLES)
   @ApiErrorResponses(400, 422)
   async replace(
     @CurrentPrincipal() principal: Principal,

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiErrorResponses, NotFoundError } from '@app/core';
@@ -76,6 +76,7 @@ export class CatalogController {
   @ApiHeader(IF_NONE_MATCH)
   @ApiOkResponse({ type: CatalogBrandResponseDto, headers: CACHE_HEADERS })
   @ApiResponse(NOT_MODIFIED)
+  @ApiParam({ name: 'brandKey', description: 'A `brandKey` of `GET /v1/catalog`.', example: 'amazon-us' })
   @ApiErrorResponses(404)
   async getBrand(
     @CurrentPrincipal() principal: Principal,

@@ -12,6 +12,7 @@ export * from './errors/validation-issues';
 export * from './errors/store-unavailable';
 export * from './http/error-response.dto';
 export * from './http/api-error-responses.decorator';
+export * from './http/api-body-examples.decorator';
 export * from './http/json-body-only.middleware';
 export * from './http/safe-input.middleware';
 export * from './http/no-store.middleware';

@@ -1,14 +1,16 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiConsumes, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AUTH_FAILURES_BUCKET, AUTH_FAILURES_PER_MINUTE, clientAddress, OAUTH_SCOPES, Public, RateLimiter } from '@app/auth';
-import { APP_CONFIG, AppConfig } from '@app/core';
+import { ApiBodyExamples, APP_CONFIG, AppConfig } from '@app/core';
 import {
   AuthorizationServerMetadataDto,
   OAuthErrorResponseDto,
   RevokeRequestDto,
   TokenRequestDto,
   TokenResponseDto,
+  REVOKE_REQUEST_EXAMPLES,
+  TOKEN_REQUEST_EXAMPLES,
 } from './dto/oauth.dto';
 import { OAuthClientService } from './oauth-client.service';
 import { OAuthError } from './oauth-error';
@@ -54,7 +56,7 @@ export class OAuthTokenController {
   })
   @ApiSecurity('client_secret_basic')
   @ApiConsumes('application/x-www-form-urlencoded')
-  @ApiBody({ type: TokenRequestDto })
+  @ApiBodyExamples(TokenRequestDto, TOKEN_REQUEST_EXAMPLES)
   @ApiResponse({ status: 200, type: TokenResponseDto, description: 'Tokens (RFC 6749 §5.1).' })
   @ApiResponse({ status: 400, type: OAuthErrorResponseDto, description: 'RFC 6749 §5.2 error.' })
   @ApiResponse({ status: 401, type: OAuthErrorResponseDto, description: '`invalid_client`, with `WWW-Authenticate: Basic`.' })
@@ -87,7 +89,7 @@ export class OAuthTokenController {
   })
   @ApiSecurity('client_secret_basic')
   @ApiConsumes('application/x-www-form-urlencoded')
-  @ApiBody({ type: RevokeRequestDto })
+  @ApiBodyExamples(RevokeRequestDto, REVOKE_REQUEST_EXAMPLES)
   @ApiResponse({ status: 200, description: 'Revoked, or nothing to revoke. No body.' })
   @ApiResponse({ status: 400, type: OAuthErrorResponseDto, description: 'RFC 6749 §5.2 error.' })
   @ApiResponse({ status: 401, type: OAuthErrorResponseDto, description: '`invalid_client`, with `WWW-Authenticate: Basic`.' })

@@ -1,10 +1,10 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiHeader, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { ApiErrorResponses, ForbiddenError, InsufficientScopeError, parseIdempotencyKey } from '@app/core';
-import { BulkCreateRewardsDto, CreateRewardDto } from './dto/create-reward.dto';
+import { ApiBodyExamples, ApiErrorResponses, ForbiddenError, InsufficientScopeError, parseIdempotencyKey } from '@app/core';
+import { BULK_CREATE_REWARDS_EXAMPLES, BulkCreateRewardsDto, CREATE_REWARD_EXAMPLES, CreateRewardDto } from './dto/create-reward.dto';
 import {
   BulkResponseDto,
   CreateRewardResponseDto,
@@ -17,13 +17,25 @@ import { DryRunQueryDto, GetRewardQueryDto, ListRewardsQueryDto } from './dto/re
 import { RewardSender, SendOutcome } from './reward-sender.service';
 import { RewardsService } from './rewards.service';
 
+/** A reward id, as the examples of /docs show it. */
+const REWARD_ID = { name: 'id', description: "The reward's id (`rw_`).", example: 'rw_39FOvU37D5B21txEfKDOpo' };
+
+/**
+ * How long a key is recognised, in the words docs/idempotency.md (Rules) uses too: key rows are never deleted, and a
+ * key is found while the key-ring key it was hashed under is in the ring (docs/secrets.md, Rotation).
+ */
+const IDEMPOTENCY_KEY_RETENTION =
+  'Keys do not expire: a retry is recognised at least 24 h after the first use, and in practice for good; only an ' +
+  "operator's encryption-key rotation ends it, for keys first used before the rotation, and no sooner than 24 h after it.";
+
 /** A replay answers 200 for a single send (its first answer was 201) and 207 again for a bulk send. */
 const idempotencyHeader = (replayStatus: string) => ({
   name: 'Idempotency-Key',
   required: false,
   description:
-    'Up to 100 characters, scoped to your account, kept at least 24 h. A retry with the same key and body replays the ' +
-    `first response with status ${replayStatus} and \`Idempotent-Replayed: true\`; the same key with another body is 422.`,
+    'Up to 100 characters, scoped to your account. A retry with the same key and body replays the first response with ' +
+    `status ${replayStatus} and \`Idempotent-Replayed: true\`; the same key with another body is 422. ` +
+    IDEMPOTENCY_KEY_RETENTION,
 });
 
 @ApiTags('Rewards')
@@ -38,6 +50,7 @@ export class RewardsController {
   @RequireScope('rewards:write')
   @ApiOperation({ operationId: 'createReward', summary: 'Send a reward', description: 'Holds the value from the wallet and e-mails the recipient a redemption link.' })
   @ApiHeader(idempotencyHeader('200'))
+  @ApiBodyExamples(CreateRewardDto, CREATE_REWARD_EXAMPLES)
   @ApiExtraModels(CreateRewardResponseDto, DryRunRewardResponseDto)
   @ApiResponse({ status: 201, type: CreateRewardResponseDto, description: 'Created; funds held; e-mail queued.' })
   @ApiResponse({
@@ -69,6 +82,7 @@ export class RewardsController {
       'processing: it and every later item are `skipped: insufficient_funds`. `sent + failed` is the number of items.',
   })
   @ApiHeader(idempotencyHeader('207'))
+  @ApiBodyExamples(BulkCreateRewardsDto, BULK_CREATE_REWARDS_EXAMPLES)
   @ApiResponse({ status: 207, type: BulkResponseDto })
   @ApiErrorResponses(400, 422)
   async bulk(
@@ -107,6 +121,7 @@ export class RewardsController {
       'Credentials are masked unless `include_credentials=true`, which needs the `rewards:write` scope and also returns the ' +
       "reward's `redemptionUrl` (the create response's link).",
   })
+  @ApiParam(REWARD_ID)
   @ApiErrorResponses(400, 404)
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: GetRewardQueryDto): Promise<RewardResponseDto> {
     if (query.include_credentials && !principal.scopes.has('rewards:write')) {
@@ -127,6 +142,7 @@ export class RewardsController {
     summary: 'Cancel an unredeemed reward',
     description: 'Value not yet turned into cards returns to the wallet; issued cards stay valid. REDEEMED, CANCELED and EXPIRED rewards give 422.',
   })
+  @ApiParam(REWARD_ID)
   @ApiErrorResponses(404, 422)
   async cancel(
     @CurrentPrincipal() principal: Principal,
@@ -140,6 +156,7 @@ export class RewardsController {
   @HttpCode(200)
   @RequireScope('rewards:write')
   @ApiOperation({ operationId: 'resendReward', summary: 'E-mail the recipient again', description: 'Allowed in any state; adds `reward.resent` to the timeline.' })
+  @ApiParam(REWARD_ID)
   @ApiErrorResponses(404)
   async resend(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<RewardResponseDto> {
     return { reward: toRewardDto(await this.rewards.resend(principal.accountId, id)) };

@@ -2,8 +2,8 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { ApiErrorResponses } from '@app/core';
-import { CreateTopupDto, CreateTopupResponseDto, TopupListDto, TopupsQueryDto, toTopupDto } from './dto/topup.dto';
+import { ApiBodyExamples, ApiErrorResponses } from '@app/core';
+import { CREATE_TOPUP_EXAMPLES, CreateTopupDto, CreateTopupResponseDto, TopupListDto, TopupsQueryDto, toTopupDto } from './dto/topup.dto';
 import { TopupsService } from './topups.service';
 
 @ApiTags('Top-ups')
@@ -22,6 +22,7 @@ export class TopupsController {
       'and `checkoutUrl` is a Stripe Checkout page; the wallet is credited (`wallet.credited`) when payment succeeds. ' +
       'Needs an API key with `write`: OAuth tokens can never fund a wallet (403).',
   })
+  @ApiBodyExamples(CreateTopupDto, CREATE_TOPUP_EXAMPLES)
   @ApiErrorResponses(400, 502)
   async create(
     @CurrentPrincipal() principal: Principal,

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { ApiErrorResponses } from '@app/core';
+import { ApiBodyExamples, ApiErrorResponses } from '@app/core';
 import {
   toWebhookDeliveryAttemptDto,
   toWebhookDeliveryDto,
@@ -12,9 +12,12 @@ import {
   WebhookDeliveryResponseDto,
 } from './dto/webhook-delivery.dto';
 import {
+  CREATE_WEBHOOK_ENDPOINT_EXAMPLES,
   CreateWebhookEndpointDto,
+  ROTATE_WEBHOOK_SECRET_EXAMPLES,
   RotateWebhookSecretDto,
   toWebhookEndpointDto,
+  UPDATE_WEBHOOK_ENDPOINT_EXAMPLES,
   UpdateWebhookEndpointDto,
   WebhookEndpointListDto,
   WebhookEndpointResponseDto,
@@ -23,6 +26,10 @@ import {
 } from './dto/webhook-endpoint.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+
+/** Path ids, as the examples of /docs show them. */
+const ENDPOINT_ID = { name: 'id', description: "The endpoint's id (`we_`).", example: 'we_kZVd828Ugm8h7PZb2XPcVW' };
+const DELIVERY_ID = { name: 'deliveryId', description: "The delivery's id (`whd_`).", example: 'whd_3jI5ekoWyImM1q8BKD2Bde' };
 
 @ApiTags('Webhooks')
 @Controller('v1/webhook-endpoints')
@@ -40,6 +47,7 @@ export class WebhookEndpointsController {
     summary: 'Register a webhook endpoint',
     description: 'The response carries the signing secret (`whsec_`); it is never shown again. Store it now.',
   })
+  @ApiBodyExamples(CreateWebhookEndpointDto, CREATE_WEBHOOK_ENDPOINT_EXAMPLES)
   @ApiErrorResponses(400)
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -62,6 +70,7 @@ export class WebhookEndpointsController {
   @Get(':id')
   @RequireScope('webhooks:read')
   @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'One webhook endpoint (never its secret)' })
+  @ApiParam(ENDPOINT_ID)
   @ApiErrorResponses(404)
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookEndpointResponseDto> {
     return { webhookEndpoint: toWebhookEndpointDto(await this.endpoints.get(principal.accountId, id)) };
@@ -76,6 +85,8 @@ export class WebhookEndpointsController {
       '`active: false` pauses the endpoint without deleting it: nothing is sent to it while paused, and its deliveries ' +
       '(pending ones and those of events that happen meanwhile) wait. `active: true` resumes it and sends them all.',
   })
+  @ApiBodyExamples(UpdateWebhookEndpointDto, UPDATE_WEBHOOK_ENDPOINT_EXAMPLES)
+  @ApiParam(ENDPOINT_ID)
   @ApiErrorResponses(400, 404)
   async update(
     @CurrentPrincipal() principal: Principal,
@@ -90,6 +101,7 @@ export class WebhookEndpointsController {
   @HttpCode(204)
   @RequireScope('webhooks:write')
   @ApiOperation({ operationId: 'deleteWebhookEndpoint', summary: 'Remove a webhook endpoint and its delivery history' })
+  @ApiParam(ENDPOINT_ID)
   @ApiErrorResponses(404)
   async remove(@CurrentPrincipal() principal: Principal, @CurrentAuditOrigin() origin: AuditOrigin, @Param('id') id: string): Promise<void> {
     await this.endpoints.remove(principal.accountId, id, origin);
@@ -106,7 +118,8 @@ export class WebhookEndpointsController {
       'that long, and each delivery carries both signatures: `X-Webhook-Signature: v1=<new> v1=<old>`.',
   })
   // The body is optional: without one the old secret stops working at once.
-  @ApiBody({ type: RotateWebhookSecretDto, required: false })
+  @ApiBodyExamples(RotateWebhookSecretDto, ROTATE_WEBHOOK_SECRET_EXAMPLES, { required: false })
+  @ApiParam(ENDPOINT_ID)
   @ApiErrorResponses(400, 404)
   async rotate(
     @CurrentPrincipal() principal: Principal,
@@ -126,6 +139,7 @@ export class WebhookEndpointsController {
     summary: 'Queue a signed `ping` event to this endpoint',
     description: 'The ping carries `data: {webhookEndpointId}` and is signed and retried like any event. A paused endpoint answers 422.',
   })
+  @ApiParam(ENDPOINT_ID)
   @ApiErrorResponses(404, 422)
   async test(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookDeliveryResponseDto> {
     return { delivery: toWebhookDeliveryDto(await this.deliveries.ping(principal.accountId, id)) };
@@ -134,6 +148,7 @@ export class WebhookEndpointsController {
   @Get(':id/deliveries')
   @RequireScope('webhooks:read')
   @ApiOperation({ operationId: 'listWebhookDeliveries', summary: 'Deliveries to this endpoint, newest first, with the body sent' })
+  @ApiParam(ENDPOINT_ID)
   @ApiErrorResponses(400, 404)
   async listDeliveries(
     @CurrentPrincipal() principal: Principal,
@@ -147,6 +162,8 @@ export class WebhookEndpointsController {
   @Get(':id/deliveries/:deliveryId')
   @RequireScope('webhooks:read')
   @ApiOperation({ operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt: status, timing and error' })
+  @ApiParam(ENDPOINT_ID)
+  @ApiParam(DELIVERY_ID)
   @ApiErrorResponses(404)
   async getDelivery(
     @CurrentPrincipal() principal: Principal,
@@ -167,6 +184,8 @@ export class WebhookEndpointsController {
       'For a FAILED (or SUCCEEDED) delivery: one more attempt now, with the same event id and body. ' +
       'A PENDING delivery is already scheduled, and a paused endpoint sends nothing: both answer 422.',
   })
+  @ApiParam(ENDPOINT_ID)
+  @ApiParam(DELIVERY_ID)
   @ApiErrorResponses(404, 422)
   async retry(
     @CurrentPrincipal() principal: Principal,

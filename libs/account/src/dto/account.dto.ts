@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
-import { NoControlCharacters } from '@app/core';
+import { NoControlCharacters, RequestExamples } from '@app/core';
 import { AccountEntity } from '../entities/account.entity';
 
 export class AccountDto {
@@ -61,6 +61,15 @@ export class UpdateBrandingDto {
   @Matches(/^#[0-9A-Fa-f]{6}$/, { message: 'brandColor must be a colour as #RRGGBB' })
   brandColor?: string | null;
 }
+
+/** Request examples of PATCH /v1/account/branding (docs/api-contract.md, Examples). */
+export const UPDATE_BRANDING_EXAMPLES: RequestExamples<UpdateBrandingDto> = {
+  brand: {
+    summary: 'Sender name, logo and brand colour',
+    value: { senderName: 'Acme Rewards', logoUrl: 'https://acme.example/logo.png', brandColor: '#1A73E8' },
+  },
+  reset: { summary: 'Back to the account name, no logo, the default colour', value: { senderName: null, logoUrl: null, brandColor: null } },
+};
 
 export function toAccountDto(account: AccountEntity): AccountDto {
   return {

@@ -1,18 +1,20 @@
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
+import { loadEnvFile } from '../config/env-file';
 import { withEncryptionKeys } from '../crypto/development-keys';
 import { prepareInfrastructure } from '../database/prepare';
 import { StartupError } from '../database/startup-checks';
 
 /**
- * Start-up shared by the API, the worker and the CLI: validate the configuration, settle the key
+ * Start-up shared by the API, the worker and the CLI: read `.env` (env-file.ts), validate the configuration, settle the key
  * ring (docs/secrets.md), reach Postgres and Redis, migrate, then run. A known start-up problem is one line on stderr and exit code 1,
  * never a stack trace or a hang.
  */
-export async function runProcess(run: (config: AppConfig) => Promise<void>): Promise<void> {
+export async function runProcess(run: (config: AppConfig, started: { envFile: string | null }) => Promise<void>): Promise<void> {
   try {
+    const envFile = loadEnvFile();
     const config = withEncryptionKeys(loadConfig(), (line) => process.stderr.write(`${line}\n`));
     await prepareInfrastructure(config);
-    await run(config);
+    await run(config, { envFile });
   } catch (error) {
     if (error instanceof ConfigError || error instanceof StartupError) {
       process.stderr.write(`${error.message}\n`);

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { OAUTH_SCOPES } from '@app/auth';
+import type { RequestExamples } from '@app/core';
 
 /** Form fields of POST /oauth/token (application/x-www-form-urlencoded). Documentation only: the controller reads the form itself. */
 export class TokenRequestDto {
@@ -26,6 +27,26 @@ export class TokenRequestDto {
   @ApiPropertyOptional({ maxLength: 200 })
   scope?: string;
 }
+
+/*
+ * Request examples (docs/api-contract.md, Examples). Codes and tokens are made up: a real exchange uses
+ * the code the redirect delivered and the verifier the app kept (README, Connecting a marketplace app).
+ */
+export const TOKEN_REQUEST_EXAMPLES: RequestExamples<TokenRequestDto> = {
+  authorizationCode: {
+    summary: 'Exchange the code the redirect delivered',
+    value: {
+      grant_type: 'authorization_code',
+      code: 'ocd_PaXGs05KOyHy3pAf0ryvFPZlxZBk2vLwat0TG8BS6GX',
+      redirect_uri: 'https://app.acme.test/oauth/callback',
+      code_verifier: 'SEDPAZOo11sv1WKb0QeFBq44H3MyZgM8hhVqy5SPDCS',
+    },
+  },
+  refreshToken: {
+    summary: 'Refresh: a new access token and a new refresh token',
+    value: { grant_type: 'refresh_token', refresh_token: 'ort_25TaFyey9G8q5m7UbdeAAe3Nv462o27hk8RsexS6wAW' },
+  },
+};
 
 /** RFC 6749 §5.1. */
 export class TokenResponseDto {
@@ -56,6 +77,13 @@ export class RevokeRequestDto {
   @ApiPropertyOptional({ enum: ['refresh_token', 'access_token'] })
   token_type_hint?: string;
 }
+
+export const REVOKE_REQUEST_EXAMPLES: RequestExamples<RevokeRequestDto> = {
+  refreshToken: {
+    summary: "Disconnect: revoke the connection's grant",
+    value: { token: 'ort_25TaFyey9G8q5m7UbdeAAe3Nv462o27hk8RsexS6wAW', token_type_hint: 'refresh_token' },
+  },
+};
 
 /** RFC 6749 §5.2. */
 export class OAuthErrorResponseDto {

@@ -19,7 +19,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { NoControlCharacters } from '@app/core';
+import { NoControlCharacters, RequestExamples } from '@app/core';
 import { REWARD_TYPES } from '../entities/reward.entity';
 
 /** RFC 3339 §5.6 date-time: a date, a time and an offset (a time without one would be read in the server's zone). */
@@ -126,3 +126,53 @@ export class BulkCreateRewardsDto {
   @ArrayMaxSize(500)
   rewards: unknown[];
 }
+
+/*
+ * Request examples (docs/api-contract.md, Examples): real items of the sandbox catalog (docs/catalog.md),
+ * `U356303` is Amazon.com's $25 card and `U784273` its $10 one. test/docs/openapi-examples.e2e-spec.ts
+ * sends each to the service.
+ */
+const FIXED_EXAMPLE = {
+  type: 'FIXED',
+  utid: 'U356303',
+  valueCents: 2500,
+  recipient: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+  message: 'Thank you for your order!',
+  externalId: 'order-1042',
+  campaign: 'spring-thanks',
+} satisfies CreateRewardDto;
+
+const CHOICE_EXAMPLE = {
+  type: 'CHOICE',
+  valueCents: 5000,
+  recipient: { email: 'grace@example.com', firstName: 'Grace' },
+  allowedBrandKeys: ['amazon-us', 'starbucks', 'target'],
+  expiresAt: '2030-12-31T23:59:59Z',
+  message: 'Pick the cards you like.',
+  externalId: 'survey-7731',
+} satisfies CreateRewardDto;
+
+export const CREATE_REWARD_EXAMPLES: RequestExamples<CreateRewardDto> = {
+  fixed: {
+    summary: 'FIXED: one Amazon.com $25 card',
+    description: '`utid` names the catalog item (`GET /v1/catalog`); `valueCents` is its face value in cents (`faceValue` 25 is 2500).',
+    value: FIXED_EXAMPLE,
+  },
+  choice: {
+    summary: 'CHOICE: $50 to spend on Amazon.com, Starbucks or Target',
+    description: 'No `utid`: the recipient picks cards on the redemption page. `allowedBrandKeys` and `expiresAt` are optional.',
+    value: CHOICE_EXAMPLE,
+  },
+};
+
+export const BULK_CREATE_REWARDS_EXAMPLES: RequestExamples<BulkCreateRewardsDto> = {
+  mixed: {
+    summary: 'A FIXED and a CHOICE reward in one request',
+    value: {
+      rewards: [
+        { type: 'FIXED', utid: 'U784273', valueCents: 1000, recipient: { email: 'alan@example.com', firstName: 'Alan' }, externalId: 'order-1043' },
+        { type: 'CHOICE', valueCents: 2500, recipient: { email: 'katherine@example.com', firstName: 'Katherine' }, externalId: 'order-1044' },
+      ] satisfies CreateRewardDto[],
+    },
+  },
+};

@@ -16,6 +16,7 @@ export class ListRewardsQueryDto extends CursorPageQueryDto {
   status?: string;
 
   /** Only rewards with this externalId. */
+  @ApiPropertyOptional({ example: 'order-1042' })
   @IsOptional()
   @IsString()
   @MaxLength(100)

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
-import { CursorPageQueryDto, PageSizeQuery } from '@app/core';
+import { CursorPageQueryDto, PageSizeQuery, RequestExamples } from '@app/core';
 import { CurrencyCode } from '@app/wallet';
 import { PAYMENT_PROVIDERS, TOPUP_STATUSES, TopupEntity } from '../entities/topup.entity';
 
@@ -18,6 +18,11 @@ export class CreateTopupDto {
   })
   currency?: string;
 }
+
+/** Request examples of POST /v1/topups (docs/api-contract.md, Examples). */
+export const CREATE_TOPUP_EXAMPLES: RequestExamples<CreateTopupDto> = {
+  fiveHundred: { summary: 'Add 500.00 to the wallet', value: { amountCents: 50_000 } },
+};
 
 export class TopupDto {
   /** Top-up identifier (`tu_`). */

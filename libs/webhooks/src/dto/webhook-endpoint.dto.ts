@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { EVENT_TYPES, NoControlCharacters, PageQueryDto, PageSizeQuery } from '@app/core';
+import { EVENT_TYPES, NoControlCharacters, PageQueryDto, PageSizeQuery, RequestExamples } from '@app/core';
 import { WebhookEndpointEntity } from '../entities/webhook-endpoint.entity';
 
 export const MAX_ROTATION_GRACE_SECONDS = 86_400;
@@ -88,6 +88,32 @@ export class RotateWebhookSecretDto {
   @ApiProperty({ type: 'integer', required: false })
   keepPreviousForSeconds?: number;
 }
+
+/*
+ * Request examples (docs/api-contract.md, Examples). `example.com` stands for your receiver's public
+ * https host; docs/webhooks.md shows how to verify what it receives.
+ */
+export const CREATE_WEBHOOK_ENDPOINT_EXAMPLES: RequestExamples<CreateWebhookEndpointDto> = {
+  some: {
+    summary: 'Reward and card events for the order system',
+    value: {
+      url: 'https://example.com/webhooks/rewards',
+      events: ['reward.created', 'reward.redeemed', 'reward.canceled', 'card.issued', 'card.failed'],
+      description: 'Order system',
+    },
+  },
+  all: { summary: 'Every event (an empty list)', value: { url: 'https://example.com/webhooks/all', events: [] } },
+};
+
+export const UPDATE_WEBHOOK_ENDPOINT_EXAMPLES: RequestExamples<UpdateWebhookEndpointDto> = {
+  events: { summary: 'Change the subscription and the note', value: { events: ['reward.redeemed', 'wallet.credited'], description: 'Finance' } },
+  pause: { summary: 'Pause: events wait as parked deliveries', value: { active: false } },
+  resume: { summary: 'Resume: parked deliveries are sent', value: { active: true } },
+};
+
+export const ROTATE_WEBHOOK_SECRET_EXAMPLES: RequestExamples<RotateWebhookSecretDto> = {
+  grace: { summary: 'New secret; the old one keeps signing for an hour', value: { keepPreviousForSeconds: 3600 } },
+};
 
 export class WebhookEndpointDto {
   /** Endpoint identifier (`we_`). */
