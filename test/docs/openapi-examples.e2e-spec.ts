@@ -30,7 +30,11 @@ const ORDER = [
   'createTopup',
   'listTopups',
   'getWallet',
+  'listWallets',
   'listWalletTransactions',
+  'listFxRates',
+  'createFxQuote',
+  'createFxConversion',
   'listCatalog',
   'getCatalogBrand',
   'createReward',
@@ -88,6 +92,7 @@ describe('the examples of openapi.yaml', () => {
       attempt?: AuthorizationAttempt;
       code?: string;
       refreshToken?: string;
+      quote?: string;
     } = { rewards: {} };
 
     beforeAll(async () => {
@@ -150,6 +155,8 @@ describe('the examples of openapi.yaml', () => {
       if (operationId === 'oauthToken' && value.grant_type === 'authorization_code') return { ...value, code: live.code!, code_verifier: live.attempt!.verifier };
       if (operationId === 'oauthToken' && value.grant_type === 'refresh_token') return { ...value, refresh_token: live.refreshToken! };
       if (operationId === 'oauthRevoke') return { ...value, token: live.refreshToken! };
+      // A quote binds for 60 s, so the conversion converts at the one this run just made.
+      if (operationId === 'createFxConversion') return { ...value, quoteId: live.quote! };
       return value;
     }
 
@@ -174,7 +181,8 @@ describe('the examples of openapi.yaml', () => {
         });
       }
       const token = security.length === 0 ? null : merchant.key;
-      return t.api.request(op.method, url, { body: example?.value, token });
+      const body = example && op.operationId === 'createFxConversion' ? withLiveCredentials(op.operationId, example.value as Record<string, string>) : example?.value;
+      return t.api.request(op.method, url, { body, token });
     }
 
     it.each(ORDER)('%s', async (operationId) => {
@@ -196,6 +204,7 @@ describe('the examples of openapi.yaml', () => {
         if (operationId === 'createRewardsBulk') expect({ sent: res.body.sent, failed: res.body.failed }).toEqual({ sent: 2, failed: 0 });
         if (operationId === 'createWebhookEndpoint') live.endpoint ??= res.body.webhookEndpoint.id;
         if (operationId === 'oauthToken') live.refreshToken = res.body.refresh_token;
+        if (operationId === 'createFxQuote') live.quote = res.body.quote.id;
       }
     });
   });

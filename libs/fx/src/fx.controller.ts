@@ -3,8 +3,10 @@ import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { ApiErrorResponses, parseIdempotencyKey } from '@app/core';
+import { ApiBodyExamples, ApiErrorResponses, parseIdempotencyKey } from '@app/core';
 import {
+  CREATE_FX_CONVERSION_EXAMPLES,
+  CREATE_FX_QUOTE_EXAMPLES,
   CreateFxConversionDto,
   CreateFxQuoteDto,
   FxConversionResponseDto,
@@ -43,6 +45,7 @@ export class FxController {
       'What `toAmountCents` of `to` costs in `from` at the current rate: `fromAmountCents = ceil(toAmountCents / rate)`. ' +
       'Converting it within 60 s (`POST /v1/fx/conversions`) applies exactly these amounts. 503 while the rates are older than 24 h.',
   })
+  @ApiBodyExamples(CreateFxQuoteDto, CREATE_FX_QUOTE_EXAMPLES)
   @ApiErrorResponses(400)
   async quote(@CurrentPrincipal() principal: Principal, @Body() body: CreateFxQuoteDto): Promise<FxQuoteResponseDto> {
     return { quote: await this.fx.createQuote(principal.accountId, body) };
@@ -67,6 +70,7 @@ export class FxController {
   })
   @ApiResponse({ status: 201, type: FxConversionResponseDto, description: 'Converted: both wallets moved.' })
   @ApiResponse({ status: 200, type: FxConversionResponseDto, description: 'An idempotent replay of the first response (`Idempotent-Replayed: true`).' })
+  @ApiBodyExamples(CreateFxConversionDto, CREATE_FX_CONVERSION_EXAMPLES)
   @ApiErrorResponses(400, 402, 404, 422)
   async convert(
     @CurrentPrincipal() principal: Principal,

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
-import { NoControlCharacters } from '@app/core';
+import { NoControlCharacters, RequestExamples } from '@app/core';
 import { CurrencyCode } from '@app/wallet';
 
 // Positive, with 8 decimals at most (the smallest rate there is).
@@ -46,6 +46,11 @@ export class CreateFxQuoteDto {
   toAmountCents: number;
 }
 
+/** Request examples of POST /v1/fx/quotes (docs/api-contract.md, Examples). */
+export const CREATE_FX_QUOTE_EXAMPLES: RequestExamples<CreateFxQuoteDto> = {
+  usdToGbp: { summary: 'What 100.00 GBP costs in USD', value: { from: 'USD', to: 'GBP', toAmountCents: 10_000 } },
+};
+
 export class FxQuoteDto {
   /** Quote identifier (`fxq_`). */
   id: string;
@@ -80,6 +85,11 @@ export class CreateFxConversionDto {
   @ApiProperty({ maxLength: 100, example: 'fxq_3hV8c2QmZkR1pT6wYbN0aD' })
   quoteId: string;
 }
+
+/** Request examples of POST /v1/fx/conversions (docs/api-contract.md, Examples). */
+export const CREATE_FX_CONVERSION_EXAMPLES: RequestExamples<CreateFxConversionDto> = {
+  atQuote: { summary: 'Convert at a quote made less than 60 s ago', value: { quoteId: 'fxq_3hV8c2QmZkR1pT6wYbN0aD' } },
+};
 
 export class FxConversionDto {
   /** Conversion identifier (`fxc_`); the wallet transactions it wrote name it as `relatedId`. */
