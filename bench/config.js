@@ -64,6 +64,8 @@ config.SERVICE_ENV = {
   MAIL_OUTBOX_DIR: path.join(TMP, 'outbox'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   RUN_WORKERS: 'true',
+  // Not a developer's .env (the service reads one at start: README, Configuration): the bench's settings are these.
+  ENV_FILE: '/dev/null',
   // The expiry phase's rewards fall due while it watches: sweep every second rather than every minute.
   EXPIRY_SWEEP_INTERVAL_MS: '1000',
 };
