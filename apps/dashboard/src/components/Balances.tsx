@@ -19,7 +19,12 @@ export function Balances({ wallets, stats }: { wallets: readonly Wallet[]; stats
           <li key={wallet.currency} aria-labelledby={`balance-${wallet.currency}`}>
             <h3 id={`balance-${wallet.currency}`}>
               {wallet.currency}
-              {index === 0 && <span className="tag">primary</span>}
+              {index === 0 && (
+                <>
+                  {' '}
+                  <span className="tag">primary</span>
+                </>
+              )}
             </h3>
             <dl className="facts">
               <dt>Available</dt>
