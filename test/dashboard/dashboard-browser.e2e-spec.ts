@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { artifact, DESKTOP, launchChromium, offlineContext, PHONE } from '../support/browser';
+import { expectedFromAmount, publishedSandboxRates } from '../support/fx';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { catalogPicks, CatalogPicks, fund } from '../support/rewards';
@@ -35,6 +36,13 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
   expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
 }
 
+/** The page fits its width: nothing scrolls the whole page sideways (wide tables scroll in their own region). */
+async function expectNoSidewaysScroll(page: Page, name: string): Promise<void> {
+  const width = page.viewportSize()!.width;
+  const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+  expect({ page: name, scrollWidth: Math.min(scrollWidth, width) }).toEqual({ page: name, scrollWidth });
+}
+
 describe('merchant dashboard in a real browser (Debian chromium)', () => {
   const smtp = new SmtpSink();
   const receiver = new WebhookReceiver();
@@ -47,10 +55,15 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
   let browser: Browser;
   const outside: { url: string; type: string }[] = [];
 
-  async function signedIn(device: typeof DESKTOP | typeof PHONE = DESKTOP, who = { email: '', password: '' }): Promise<{ context: BrowserContext; page: Page }> {
+  async function signedIn(
+    device: typeof DESKTOP | typeof PHONE = DESKTOP,
+    who = { email: '', password: '' },
+    beforeLoad?: (page: Page) => Promise<void>,
+  ): Promise<{ context: BrowserContext; page: Page }> {
     const { context, external } = await offlineContext(browser, t.baseUrl, device);
     const page = await context.newPage();
     page.on('close', () => outside.push(...external));
+    await beforeLoad?.(page);
     await page.goto(`${t.baseUrl}/dashboard`);
     await page.getByLabel('E-mail').fill(who.email || m.email);
     await page.getByLabel('Password').fill(who.password || m.password);
@@ -333,6 +346,139 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     expect((await t.api.as(m.key).get(`/v1/catalog/brands/${victim.brandKey}`)).status).toBe(404);
     // Still listed in the rules (by key, as the catalog no longer shows it), ticked, to be unblocked.
     await expect(page.getByLabel(`Block ${victim.brandKey}`, { exact: true }).isChecked()).resolves.toBe(true);
+    await context.close();
+  }, 90_000);
+
+  /** The account's wallets by currency, as the API reports them. */
+  const walletsOf = async () =>
+    Object.fromEntries(((await t.api.as(m.key).get('/v1/wallets')).body.wallets as { currency: string; availableCents: number }[]).map((w) => [w.currency, w.availableCents]));
+  /** What the browser prints for `cents` of `currency` (Chromium's en-US, as the page formats it). */
+  const money = (cents: number, currency: string) => new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);
+  const balanceCard = (page: Page, currency: string) => page.getByRole('listitem', { name: new RegExp(`^${currency}`) });
+
+  it('balances per currency, a EUR top-up and a USD → GBP conversion through the quote screen, at phone and desktop width', async () => {
+    const usdToGbp = publishedSandboxRates().USD.GBP;
+    for (const [device, name] of [
+      [PHONE, 'phone'],
+      [DESKTOP, 'desktop'],
+    ] as const) {
+      const { context, page } = await signedIn(device);
+      await nav(page, 'Wallet').click();
+      // The primary wallet comes first, marked so.
+      await expect(page.locator('.balances > li').first().getByRole('heading').textContent()).resolves.toBe('USD primary');
+
+      // A top-up in EUR: the currency is chosen, the amount is labelled and confirmed in it.
+      const before = await walletsOf();
+      await page.getByLabel('Top-up currency').selectOption('EUR');
+      await page.getByLabel('Top up amount (EUR)').fill('50');
+      await page.getByRole('button', { name: 'Top up', exact: true }).click();
+      await page.getByText('Added €50.00.').waitFor();
+      const afterTopUp = await walletsOf();
+      expect(afterTopUp.EUR).toBe((before.EUR ?? 0) + 5_000);
+      expect(afterTopUp.USD).toBe(before.USD);
+      await balanceCard(page, 'EUR').getByText(money(afterTopUp.EUR, 'EUR'), { exact: true }).waitFor();
+
+      // USD → GBP: the quote shows the rate, both amounts and the seconds it binds for, and moves nothing.
+      await page.getByLabel('From', { exact: true }).selectOption('USD');
+      await page.getByLabel('To', { exact: true }).selectOption('GBP');
+      await page.getByLabel('Amount to receive (GBP)').fill('20');
+      await page.getByRole('button', { name: 'Get quote' }).click();
+      const quote = page.getByRole('region', { name: 'Quote' });
+      const pay = expectedFromAmount(2_000, usdToGbp);
+      await quote.getByText(`1 USD = ${Number(usdToGbp)} GBP`).waitFor();
+      await quote.getByText(money(pay, 'USD'), { exact: true }).waitFor();
+      await quote.getByText('£20.00', { exact: true }).waitFor();
+      const seconds = Number((await quote.getByRole('timer').textContent())!.replace(' s', ''));
+      expect(seconds).toBeGreaterThanOrEqual(50);
+      expect(seconds).toBeLessThanOrEqual(60);
+      expect(await walletsOf()).toEqual(afterTopUp);
+      await page.screenshot({ path: artifact(`dashboard-wallet-quote-${name}.png`), fullPage: true });
+      await expectAccessible(page, `Wallet with a quote (${name})`);
+      await expectNoSidewaysScroll(page, `Wallet with a quote (${name})`);
+
+      await quote.getByRole('button', { name: 'Confirm conversion' }).click();
+      await page.getByText(`Converted ${money(pay, 'USD')} into £20.00.`).waitFor();
+      const converted = await walletsOf();
+      expect(converted).toEqual({ ...afterTopUp, USD: afterTopUp.USD - pay, GBP: (afterTopUp.GBP ?? 0) + 2_000 });
+      // The balances on screen follow without a reload.
+      await balanceCard(page, 'GBP').getByText(money(converted.GBP, 'GBP'), { exact: true }).waitFor();
+      await balanceCard(page, 'USD').getByText(money(converted.USD, 'USD'), { exact: true }).first().waitFor();
+
+      // The transactions carry their currency and can be narrowed to one.
+      const table = page.getByRole('region', { name: /^Table/ });
+      await table.getByRole('cell', { name: 'TOPUP' }).first().waitFor();
+      await page.getByLabel('Currency', { exact: true }).selectOption('GBP');
+      // The unfiltered page stays on screen until the GBP one arrives: its top-ups leave with it.
+      await table.getByRole('cell', { name: 'TOPUP' }).first().waitFor({ state: 'detached' });
+      await table.getByRole('cell', { name: 'CONVERSION_IN' }).first().waitFor();
+      const currencies = await table.locator('tbody tr td:nth-child(4)').allTextContents();
+      expect(currencies.length).toBeGreaterThan(0);
+      expect(new Set(currencies)).toEqual(new Set(['GBP']));
+      await expect(table.getByRole('cell', { name: 'TOPUP' }).count()).resolves.toBe(0);
+      await page.getByLabel('Currency', { exact: true }).selectOption('');
+      await table.getByRole('cell', { name: 'CONVERSION_OUT' }).first().waitFor();
+      await expectAccessible(page, `Wallet after a conversion (${name})`);
+      await expectNoSidewaysScroll(page, `Wallet after a conversion (${name})`);
+
+      // The Overview shows every wallet, each in its own currency.
+      await nav(page, 'Overview').click();
+      for (const [currency, cents] of Object.entries(converted)) await balanceCard(page, currency).getByText(money(cents, currency), { exact: true }).first().waitFor();
+      await page.screenshot({ path: artifact(`dashboard-overview-currencies-${name}.png`), fullPage: true });
+      await expectAccessible(page, `Overview with three currencies (${name})`);
+      await expectNoSidewaysScroll(page, `Overview with three currencies (${name})`);
+      await context.close();
+    }
+  }, 180_000);
+
+  it('a quote past its seconds cannot be confirmed and a new one is asked for; refusals show by the button', async () => {
+    // The page's clock is Playwright's, so the quote's minute can pass without waiting for it.
+    const { context, page } = await signedIn(DESKTOP, undefined, (p) => p.clock.install());
+    await nav(page, 'Wallet').click();
+    const quote = page.getByRole('region', { name: 'Quote' });
+    await page.getByLabel('From', { exact: true }).selectOption('USD');
+    await page.getByLabel('To', { exact: true }).selectOption('GBP');
+    await page.getByLabel('Amount to receive (GBP)').fill('10');
+    await page.getByRole('button', { name: 'Get quote' }).click();
+    await quote.getByRole('button', { name: 'Confirm conversion' }).waitFor();
+    const before = await walletsOf();
+
+    await page.clock.fastForward(61_000);
+    await quote.getByText('This quote has expired.', { exact: false }).waitFor();
+    await expect(quote.getByRole('timer').textContent()).resolves.toBe('0 s');
+    await expect(quote.getByRole('button', { name: 'Confirm conversion' }).count()).resolves.toBe(0);
+    expect(await walletsOf()).toEqual(before);
+
+    // The new quote binds for a minute from now, although the page's clock is now a minute ahead of the service's.
+    await quote.getByRole('button', { name: 'Get a new quote' }).click();
+    await quote.getByRole('button', { name: 'Confirm conversion' }).waitFor();
+    expect(Number((await quote.getByRole('timer').textContent())!.replace(' s', ''))).toBeGreaterThanOrEqual(50);
+
+    // The service's own minute is what binds: past it, Confirm is refused by the button and a new quote offered.
+    clock.advance(61_000);
+    try {
+      await quote.getByRole('button', { name: 'Confirm conversion' }).click();
+      await quote.getByRole('alert').getByText(/expired/i).waitFor();
+      await quote.getByRole('button', { name: 'Get a new quote' }).waitFor();
+    } finally {
+      clock.reset();
+    }
+    expect(await walletsOf()).toEqual(before);
+
+    // More than the USD wallet holds: quoted, then refused at Confirm with the API's reason, nothing moved.
+    const pay = expectedFromAmount(1_000_000_00, publishedSandboxRates().USD.GBP);
+    expect(pay).toBeGreaterThan(before.USD);
+    await page.getByLabel('Amount to receive (GBP)').fill('1000000');
+    await page.getByRole('button', { name: 'Get quote' }).click();
+    await quote.getByText(money(pay, 'USD'), { exact: true }).waitFor();
+    await quote.getByRole('button', { name: 'Confirm conversion' }).click();
+    await quote.getByRole('alert').getByText(/USD/).waitFor();
+    // An amount over the limit is refused before any quote, next to the amount.
+    await page.getByLabel('Amount to receive (GBP)').fill('2000000');
+    await page.getByRole('button', { name: 'Get quote' }).click();
+    await page.locator('.field-error').filter({ hasText: /toAmountCents|100000000|1,000,000/ }).waitFor();
+    await expect(quote.count()).resolves.toBe(0);
+    expect(await walletsOf()).toEqual(before);
+    await expectAccessible(page, 'Wallet with refusals');
     await context.close();
   }, 90_000);
 

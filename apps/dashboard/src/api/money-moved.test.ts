@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { moneyMoved } from './money-moved';
 import { queryKeys } from './query-keys';
 
-describe('moneyMoved: what a send, cancel, resend or top-up makes stale', () => {
+describe('moneyMoved: what a send, cancel, resend, top-up or conversion makes stale', () => {
   it('every rewards list and detail, the overview and the wallet are read again; nothing else is', async () => {
     const client = new QueryClient();
     const stale: [string, QueryKey][] = [
@@ -11,13 +11,15 @@ describe('moneyMoved: what a send, cancel, resend or top-up makes stale', () => 
       ["the Overview's recent rewards", queryKeys.rewards.list({ page: 1, pageSize: 5 })],
       ["a reward's page", queryKeys.rewards.detail('rwd_1')],
       ['the overview figures', queryKeys.overview()],
-      ['the wallet balance', queryKeys.wallet.balance()],
-      ['a wallet transactions page', queryKeys.wallet.transactions(3)],
+      ['the balances of every wallet', queryKeys.wallet.list()],
+      ['a wallet transactions page', queryKeys.wallet.transactions(3, undefined)],
+      ["a page of one currency's transactions", queryKeys.wallet.transactions(1, 'GBP')],
     ];
     const untouched: [string, QueryKey][] = [
       ['the session', queryKeys.session()],
       ['the account', queryKeys.account()],
       ['the catalog', queryKeys.catalog()],
+      ['the exchange rates', queryKeys.fxRates()],
       ["a reward's redemption link", queryKeys.rewardLink('rwd_1')],
       ['the webhook endpoints', queryKeys.webhooks.endpoints()],
       ['the team', queryKeys.team.members()],

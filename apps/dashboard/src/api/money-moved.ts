@@ -3,9 +3,9 @@ import { useCallback } from 'react';
 import { queryKeys } from './query-keys';
 
 /**
- * What shows money or a reward's state: every rewards list and detail, the overview's figures, the
+ * What shows money or a reward's state: every rewards list and detail, the overview's figures, every
  * wallet's balance and transactions. The one place that decides what a send, a bulk send, a cancel,
- * a resend or a top-up makes stale (docs/dashboard.md, The web app).
+ * a resend, a top-up or a conversion makes stale (docs/dashboard.md, The web app).
  */
 const MONEY_QUERIES = [queryKeys.rewards.all(), queryKeys.overview(), queryKeys.wallet.all()];
 

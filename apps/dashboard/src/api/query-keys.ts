@@ -31,9 +31,13 @@ export const queryKeys = {
   rewardLink: (id: string) => ['reward-link', id] as const,
   wallet: {
     all: () => ['wallet'] as const,
-    balance: () => ['wallet', 'balance'] as const,
-    transactions: (page: number) => ['wallet', 'transactions', page] as const,
+    /** Every wallet of the account (one per currency), the primary first. */
+    list: () => ['wallet', 'list'] as const,
+    /** A page of transactions, of one currency's wallet or (`currency` undefined) of every wallet. */
+    transactions: (page: number, currency: string | undefined) => ['wallet', 'transactions', { page, currency }] as const,
   },
+  /** Exchange rates: they follow the rate source, not the account's money, so a conversion leaves them be. */
+  fxRates: () => ['fx-rates'] as const,
   webhooks: {
     endpoints: () => ['webhooks', 'endpoints'] as const,
     deliveries: (endpointId: string) => ['webhooks', 'deliveries', endpointId] as const,

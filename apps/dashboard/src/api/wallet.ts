@@ -4,40 +4,45 @@ import { unwrap, v1 } from './http';
 import { useMoneyMoved } from './money-moved';
 import { queryKeys } from './query-keys';
 
+export type Wallet = components['schemas']['WalletDto'];
 export type WalletTransaction = components['schemas']['WalletTransactionDto'];
 
-/** The wallet's balances (available and reserved). */
-export function useWallet() {
-  return useQuery({ queryKey: queryKeys.wallet.balance(), queryFn: async () => (await unwrap(await v1.GET('/v1/wallet'))).wallet });
+/** Every wallet of the account, one per currency it holds: the primary one first (even when empty), then by code. */
+export function useWallets() {
+  return useQuery({ queryKey: queryKeys.wallet.list(), queryFn: async () => (await unwrap(await v1.GET('/v1/wallets'))).wallets });
 }
 
-async function transactionsPage(page: number, pageSize: number) {
-  return unwrap(await v1.GET('/v1/wallet/transactions', { params: { query: { page, page_size: pageSize } } }));
+async function transactionsPage(page: number, pageSize: number, currency: string | undefined) {
+  return unwrap(await v1.GET('/v1/wallet/transactions', { params: { query: { page, page_size: pageSize, currency } } }));
 }
 
-/** One page of the wallet's transactions, newest first; the previous page stays on screen while the next loads. */
-export function useWalletTransactions(page: number, pageSize: number) {
+/**
+ * One page of the transactions, newest first, of one currency's wallet or (`currency` undefined) of
+ * every wallet; the previous page stays on screen while the next loads.
+ */
+export function useWalletTransactions(page: number, pageSize: number, currency: string | undefined) {
   return useQuery({
-    queryKey: queryKeys.wallet.transactions(page),
-    queryFn: () => transactionsPage(page, pageSize),
+    queryKey: queryKeys.wallet.transactions(page, currency),
+    queryFn: () => transactionsPage(page, pageSize, currency),
     placeholderData: keepPreviousData,
   });
 }
 
-/** One page of an export (100 rows). */
-export async function fetchTransactionsForExport(page: number) {
-  const answer = await transactionsPage(page, 100);
+/** One page of an export (100 rows), with the list's currency filter. */
+export async function fetchTransactionsForExport(page: number, currency: string | undefined) {
+  const answer = await transactionsPage(page, 100, currency);
   return { items: answer.transactions, total: answer.total };
 }
 
 /**
- * Funds the wallet. With Stripe the answer carries a payment page the browser goes to (it comes back
- * to the wallet); with fake payments the top-up settles at once and `onSettledNow` runs.
+ * Funds the wallet of `currency` (opened by its first top-up). With Stripe the answer carries a
+ * payment page the browser goes to (it comes back to the wallet); with fake payments the top-up
+ * settles at once and `onSettledNow` runs.
  */
 export function useTopUp(onSettledNow: () => void) {
   const moneyMoved = useMoneyMoved();
   return useMutation({
-    mutationFn: async (amountCents: number) => unwrap(await v1.POST('/v1/topups', { body: { amountCents } })),
+    mutationFn: async (body: { amountCents: number; currency: string }) => unwrap(await v1.POST('/v1/topups', { body })),
     onSuccess: (answer) => {
       if (answer.checkoutUrl) window.location.assign(answer.checkoutUrl);
       else {

@@ -1,9 +1,9 @@
 import { Link } from 'react-router';
 import { useOverview } from '../api/account';
 import { useRewards } from '../api/rewards';
+import { Balances } from '../components/Balances';
 import { RewardsTable } from '../components/RewardsTable';
 import { StatusMessage } from '../components/StatusMessage';
-import { formatCents } from '../format/money';
 
 export function OverviewPage() {
   const overview = useOverview();
@@ -15,28 +15,20 @@ export function OverviewPage() {
       {overview.isPending && <StatusMessage kind="loading">Loading balances…</StatusMessage>}
       {overview.isError && <StatusMessage kind="error">{overview.error.message}</StatusMessage>}
       {overview.data && (
-        <dl className="figures">
-          <div>
-            <dt>Available</dt>
-            <dd>{formatCents(overview.data.wallet.availableCents, overview.data.wallet.currency)}</dd>
-          </div>
-          <div>
-            <dt>Reserved</dt>
-            <dd>{formatCents(overview.data.wallet.reservedCents, overview.data.wallet.currency)}</dd>
-          </div>
-          <div>
-            <dt>Rewards sent</dt>
-            <dd>{overview.data.stats.totalRewards}</dd>
-          </div>
-          <div>
-            <dt>Active rewards</dt>
-            <dd>{overview.data.stats.activeRewards}</dd>
-          </div>
-          <div>
-            <dt>Issued in cards</dt>
-            <dd>{formatCents(overview.data.stats.totalIssuedCents, overview.data.wallet.currency)}</dd>
-          </div>
-        </dl>
+        <>
+          <dl className="figures">
+            <div>
+              <dt>Rewards sent</dt>
+              <dd>{overview.data.stats.totalRewards}</dd>
+            </div>
+            <div>
+              <dt>Active rewards</dt>
+              <dd>{overview.data.stats.activeRewards}</dd>
+            </div>
+          </dl>
+          <h2>Balances</h2>
+          <Balances wallets={overview.data.wallets} stats={overview.data.statsByCurrency} />
+        </>
       )}
       <h2>Recent rewards</h2>
       {recent.isPending && <StatusMessage kind="loading">Loading rewards…</StatusMessage>}

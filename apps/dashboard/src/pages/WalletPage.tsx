@@ -1,66 +1,104 @@
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { exportCsv } from '../api/export';
+import { useFxRates } from '../api/fx';
 import { useHasScope } from '../api/session';
-import { fetchTransactionsForExport, useTopUp, useWallet, useWalletTransactions, type WalletTransaction } from '../api/wallet';
+import { fetchTransactionsForExport, useTopUp, useWallets, useWalletTransactions, type WalletTransaction } from '../api/wallet';
+import { Balances } from '../components/Balances';
 import { DataTable } from '../components/DataTable';
 import { ExportButton } from '../components/ExportButton';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { Pager } from '../components/Pager';
+import { SelectField } from '../components/SelectField';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
+import { supportedCurrencies } from '../format/currencies';
 import { formatCents } from '../format/money';
 import { parseMajorUnits } from '../format/parse-money';
+import { ConvertForm } from './ConvertForm';
 
 const PAGE_SIZE = 50;
 
 export function WalletPage() {
   const mayFund = useHasScope('wallet:write');
+  // The page and the currency filter live in the address, so a filtered list can be bookmarked.
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
-  const wallet = useWallet();
-  const transactions = useWalletTransactions(page, PAGE_SIZE);
+  const currency = params.get('currency') || undefined;
+  const wallets = useWallets();
+  const rates = useFxRates(mayFund);
+  const transactions = useWalletTransactions(page, PAGE_SIZE, currency);
   const returned = params.get('topup');
-  const currency = wallet.data?.currency ?? 'USD';
+  // What may be topped up or converted; the wallets alone until the rates answer (or if they fail).
+  const currencies = wallets.data ? supportedCurrencies(wallets.data, rates.data ?? []) : [];
+  // The filter offers the currencies held (only they have transactions), and the one asked for by address.
+  const held = [...new Set([...(wallets.data ?? []).map((w) => w.currency), ...(currency ? [currency] : [])])];
+
+  const update = (changes: Record<string, string | undefined>) => {
+    const next = new URLSearchParams(params);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value) next.set(name, value);
+      else next.delete(name);
+    }
+    setParams(next);
+  };
 
   return (
     <>
       <h1>Wallet</h1>
       {returned && <p role="status">{returned === 'success' ? 'Payment received: the top-up settles once the payment provider confirms it.' : 'The payment was not completed.'}</p>}
-      {wallet.isPending && <StatusMessage kind="loading">Loading balances…</StatusMessage>}
-      {wallet.isError && <StatusMessage kind="error">{wallet.error.message}</StatusMessage>}
-      {wallet.data && (
-        <dl className="figures">
-          <div>
-            <dt>Available</dt>
-            <dd>{formatCents(wallet.data.availableCents, currency)}</dd>
-          </div>
-          <div>
-            <dt>Reserved</dt>
-            <dd>{formatCents(wallet.data.reservedCents, currency)}</dd>
-          </div>
-        </dl>
+      <h2>Balances</h2>
+      {wallets.isPending && <StatusMessage kind="loading">Loading balances…</StatusMessage>}
+      {wallets.isError && <StatusMessage kind="error">{wallets.error.message}</StatusMessage>}
+      {wallets.data && <Balances wallets={wallets.data} />}
+      {mayFund && currencies.length > 0 && (
+        <section aria-labelledby="topup-heading">
+          <h2 id="topup-heading">Top up</h2>
+          <TopUpForm currencies={currencies} />
+        </section>
       )}
-      {mayFund && <TopUpForm currency={currency} />}
+      {mayFund && currencies.length > 0 && (
+        <section aria-labelledby="convert-heading">
+          <h2 id="convert-heading">Convert</h2>
+          {rates.isPending ? (
+            <StatusMessage kind="loading">Loading rates…</StatusMessage>
+          ) : currencies.length < 2 ? (
+            <StatusMessage kind="empty">The account can hold only {currencies[0]}: there is nothing to convert to.</StatusMessage>
+          ) : (
+            <ConvertForm currencies={currencies} />
+          )}
+        </section>
+      )}
       <h2>Transactions</h2>
-      <ExportButton
-        label="Export CSV"
-        run={(progress) =>
-          exportCsv(
-            'wallet-transactions.csv',
-            ['id', 'created_at', 'kind', 'description', 'available_delta_cents', 'reserved_delta_cents', 'related_type', 'related_id'],
-            (t: WalletTransaction) => [t.id, t.createdAt, t.kind, t.description, t.availableDeltaCents, t.reservedDeltaCents, t.relatedType, t.relatedId],
-            fetchTransactionsForExport,
-            progress,
-          )
-        }
-      />
+      <div className="filters">
+        <label htmlFor="transactions-currency">Currency</label>
+        <select id="transactions-currency" value={currency ?? ''} onChange={(e) => update({ currency: e.target.value || undefined, page: undefined })}>
+          <option value="">All currencies</option>
+          {held.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+        <ExportButton
+          label="Export CSV"
+          run={(progress) =>
+            exportCsv(
+              currency ? `wallet-transactions-${currency}.csv` : 'wallet-transactions.csv',
+              ['id', 'created_at', 'kind', 'description', 'currency', 'available_delta_cents', 'reserved_delta_cents', 'related_type', 'related_id'],
+              (t: WalletTransaction) => [t.id, t.createdAt, t.kind, t.description, t.currency, t.availableDeltaCents, t.reservedDeltaCents, t.relatedType, t.relatedId],
+              (p) => fetchTransactionsForExport(p, currency),
+              progress,
+            )
+          }
+        />
+      </div>
       {transactions.isPending && <StatusMessage kind="loading">Loading transactions…</StatusMessage>}
       {transactions.isError && <StatusMessage kind="error">{transactions.error.message}</StatusMessage>}
       {transactions.data &&
         (transactions.data.transactions.length === 0 ? (
-          <StatusMessage kind="empty">No transactions yet.</StatusMessage>
+          <StatusMessage kind="empty">{currency ? `No ${currency} transactions yet.` : 'No transactions yet.'}</StatusMessage>
         ) : (
           <>
             <DataTable
@@ -70,18 +108,21 @@ export function WalletPage() {
                 { header: 'When', cell: (t) => <Time value={t.createdAt} /> },
                 { header: 'Kind', cell: (t) => t.kind },
                 { header: 'Description', cell: (t) => t.description },
-                { header: 'Available', cell: (t) => formatCents(t.availableDeltaCents, currency) },
-                { header: 'Reserved', cell: (t) => formatCents(t.reservedDeltaCents, currency) },
+                { header: 'Currency', cell: (t) => t.currency },
+                { header: 'Available', cell: (t) => formatCents(t.availableDeltaCents, t.currency) },
+                { header: 'Reserved', cell: (t) => formatCents(t.reservedDeltaCents, t.currency) },
               ]}
             />
-            <Pager page={page} total={transactions.data.total} pageSize={PAGE_SIZE} onPage={(p) => setParams({ page: String(p) })} />
+            <Pager page={page} total={transactions.data.total} pageSize={PAGE_SIZE} onPage={(p) => update({ page: String(p) })} />
           </>
         ))}
     </>
   );
 }
 
-function TopUpForm({ currency }: { currency: string }) {
+/** Funds one wallet: the primary currency unless another is chosen (the list comes from the API). */
+function TopUpForm({ currencies }: { currencies: readonly string[] }) {
+  const [currency, setCurrency] = useState(currencies[0]);
   const [amount, setAmount] = useState('');
   const [clientError, setClientError] = useState<string | null>(null);
   const topUp = useTopUp(() => setAmount(''));
@@ -90,16 +131,17 @@ function TopUpForm({ currency }: { currency: string }) {
     const cents = parseMajorUnits(amount);
     if (cents === null) return setClientError('Enter an amount such as 500 or 500.00.');
     setClientError(null);
-    topUp.mutate(cents);
+    topUp.mutate({ amountCents: cents, currency });
   };
   return (
     <form onSubmit={submit} className="inline-form" aria-label="Top up">
+      <SelectField label="Top-up currency" options={currencies} value={currency} onChange={(e) => setCurrency(e.target.value)} error={issueOf(topUp.error, 'currency')} />
       <Field label={`Top up amount (${currency})`} inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} error={clientError ?? issueOf(topUp.error, 'amountCents')} />
       <button type="submit" disabled={topUp.isPending}>
         Top up
       </button>
-      {topUp.isSuccess && !topUp.data.checkoutUrl && <span role="status">Added {formatCents(topUp.data.topup.amountCents, currency)}.</span>}
-      <FormError error={topUp.error} fields={['amountCents']} />
+      {topUp.isSuccess && !topUp.data.checkoutUrl && <span role="status">Added {formatCents(topUp.data.topup.amountCents, topUp.data.topup.currency)}.</span>}
+      <FormError error={topUp.error} fields={['amountCents', 'currency']} />
     </form>
   );
 }
