@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { auditActions, rewardStatuses, roles, webhookEventTypes } from 'virtual:contract-enums';
 import { documentPath, readContractEnums } from './contract-enums.mts';
 
@@ -14,8 +15,13 @@ describe('the lists the dashboard offers come from the contract', () => {
   });
 
   it('an event kind added to openapi.yaml is offered with no change to the app', () => {
-    const read = (document: 'openapi.yaml' | 'openapi.dashboard.yaml') =>
-      document === 'openapi.yaml' ? onDisk(document).replace(/(\n(\s+)- wallet\.credited\n)/, '$1$2- reward.reminded\n') : onDisk(document);
+    // The kind is added where the contract lists what an endpoint subscribes to, and nowhere else.
+    const withNewKind = () => {
+      const contract = parse(onDisk('openapi.yaml'));
+      contract.components.schemas.CreateWebhookEndpointDto.properties.events.items.enum.push('reward.reminded');
+      return stringify(contract);
+    };
+    const read = (document: 'openapi.yaml' | 'openapi.dashboard.yaml') => (document === 'openapi.yaml' ? withNewKind() : onDisk(document));
     expect(readContractEnums(read).webhookEventTypes).toEqual([...webhookEventTypes, 'reward.reminded']);
   });
 
