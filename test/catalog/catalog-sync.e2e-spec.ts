@@ -1,7 +1,6 @@
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { CATALOG_CHANGED_CHANNEL, CatalogService, CatalogSyncService, GiftCardSupplier, SupplierBrand } from '@app/catalog';
-import { PgNotifications } from '@app/core';
+import { PgNotifications, Sweepers } from '@app/core';
 import { SANDBOX_CATALOG } from '../../libs/catalog/src/supplier/sandbox-catalog';
 import { ApiClient } from '../support/api-client';
 import { eventually } from '../support/processes';
@@ -139,8 +138,8 @@ describe('catalog sync', () => {
     for (const listing of cad) for (const item of listing.items) expect(item.currencyCode).toBe('CAD');
   });
 
-  it('the worker side schedules the hourly sync', () => {
-    expect(worker.app.get(SchedulerRegistry).getIntervals()).toContain('catalog-sync');
+  it('the worker side registers the hourly sync with its sweeps', () => {
+    expect(worker.app.get(Sweepers).names()).toContain('catalog-sync');
   });
 
   it('a sync committed by another process changes the ETag here within moments (the revision is announced, not polled)', async () => {

@@ -44,7 +44,7 @@ describe('row lease', () => {
     (
       await db.query(
         `SELECT attempts, leased_until IS NOT NULL AS leased, round(extract(epoch FROM leased_until - clock_timestamp()))::int AS left_s,
-                abs(extract(epoch FROM due_at - leased_until)) < 0.1 AS due_with_lease, taken_at IS NOT NULL AS taken
+                abs(extract(epoch FROM due_at - leased_until)) < 0.1 AS due_with_lease, taken_at IS NOT NULL AS taken, note
            FROM lease_probe WHERE id = $1`,
         [id],
       )
@@ -84,12 +84,13 @@ describe('row lease', () => {
     await runOut('a');
     const first: HeldLease[] = [{ id: 'a', attempt: 1 }];
     expect(await run((s) => until.renew(s, first))).toEqual([]);
-    expect(await run((s) => until.release(s, first))).toEqual([]);
-    expect(await row('a')).toMatchObject({ attempts: 2, leased: true, left_s: 0 });
+    expect(await run((s) => until.release(s, first, { set: { note: s.param('seen by the run taken over') } }))).toEqual([]);
+    expect(await row('a')).toMatchObject({ attempts: 2, leased: true, left_s: 0, note: null });
     expect(await run((s) => until.renew(s, [{ id: 'a', attempt: 2 }]))).toEqual([{ id: 'a' }]);
     expect(await row('a')).toMatchObject({ attempts: 2, leased: true, left_s: 10, due_with_lease: true });
-    expect(await run((s) => until.release(s, [{ id: 'a', attempt: 2 }]))).toEqual([{ id: 'a' }]);
-    expect(await row('a')).toMatchObject({ attempts: 2, leased: false });
+    // A release writes what it is given (why the try failed) with it.
+    expect(await run((s) => until.release(s, [{ id: 'a', attempt: 2 }], { set: { note: s.param('try again later') } }))).toEqual([{ id: 'a' }]);
+    expect(await row('a')).toMatchObject({ attempts: 2, leased: false, note: 'try again later' });
     // An ended lease is not revived by a late renewal, and a settled row is not renewed.
     expect(await run((s) => until.renew(s, [{ id: 'a', attempt: 2 }]))).toEqual([]);
     await takeOne(until, 'b');
@@ -135,18 +136,24 @@ describe('row lease', () => {
   });
 
   it('the heartbeat renews, in one statement, only the held leases old enough, and none once dropped', async () => {
-    await db.query(`INSERT INTO lease_probe (id) VALUES ('old'), ('fresh'), ('gone')`);
-    for (const id of ['old', 'fresh', 'gone']) await takeOne(until, id);
+    await db.query(`INSERT INTO lease_probe (id) VALUES ('old'), ('fresh'), ('gone'), ('retaken')`);
+    for (const id of ['old', 'fresh', 'gone', 'retaken']) await takeOne(until, id);
+    await runOut('retaken');
+    await takeOne(until, 'retaken'); // this process took it again: attempt 2
     await db.query(`UPDATE lease_probe SET leased_until = clock_timestamp() + interval '2 seconds'`);
     const heartbeat = new LeaseHeartbeat(until, db.manager, { renewAfterMs: 3_000, everyMs: 1_000, logger: new Logger('test'), what: 'probe' });
     heartbeat.hold('old', 1, Date.now() - 3_500);
     heartbeat.hold('fresh', 1, Date.now());
     heartbeat.hold('gone', 1, Date.now() - 3_500);
+    heartbeat.hold('retaken', 2, Date.now() - 3_500);
     heartbeat.drop('gone');
+    // The first attempt's work ends after the second took the row: the second keeps its renewals.
+    heartbeat.drop('retaken', 1);
     await heartbeat.renewDue();
     expect(await row('old')).toMatchObject({ left_s: 10 });
     expect(await row('fresh')).toMatchObject({ left_s: 2 });
     expect(await row('gone')).toMatchObject({ left_s: 2 });
+    expect(await row('retaken')).toMatchObject({ attempts: 2, left_s: 10 });
     // Just renewed: not again until it is old enough.
     await db.query(`UPDATE lease_probe SET leased_until = clock_timestamp() + interval '2 seconds' WHERE id = 'old'`);
     await heartbeat.renewDue();

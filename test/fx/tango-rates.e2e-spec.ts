@@ -1,6 +1,5 @@
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
-import { Clock } from '@app/core';
+import { Clock, Sweepers } from '@app/core';
 import { FxRates, FxRatesSourceError, TangoRatesSource } from '@app/fx';
 import { e8, expectedFromAmount } from '../support/fx';
 import { expectLedgerInvariantsEverywhere } from '../support/ledger-invariants';
@@ -183,7 +182,7 @@ describe('FX_RATES=tango', () => {
     const worker = await startTestWorker(t);
     try {
       expect(double.exchangeRateRequests().length).toBe(asked + 1);
-      expect(worker.app.get(SchedulerRegistry).getIntervals()).toContain('fx-rates-refresh');
+      expect(worker.app.get(Sweepers).names()).toContain('fx-rates-refresh');
     } finally {
       await worker.close();
     }

@@ -7,6 +7,7 @@ import { MailJobRepository } from '../../libs/rewards/src/lifecycle/mail-job.rep
 import { MailLease } from '../../libs/rewards/src/lifecycle/mail-lease';
 import { RewardSender } from '../../libs/rewards/src/reward-sender.service';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
+import { eventually } from '../support/processes';
 import { fundedAccount, RewardsContext, sendReward, startRewardsContext, usdItems } from '../support/rewards-context';
 
 const credentials = (code: string) => ({ credentials: [{ type: 'text' as const, label: 'Code', value: code }], redemptionInstructions: 'Show the code.' });
@@ -109,6 +110,17 @@ describe('reward lifecycle (service)', () => {
       expect(await lease.take(cardId)).toMatchObject({ issueAttempts: 3 });
     });
 
+    it('while a run holds it (the supplier call), the heartbeat renews it', async () => {
+      const { cardIds } = await sendFixed();
+      const [cardId] = cardIds;
+      const card = await lease.take(cardId);
+      await runOutCardLease(cardId);
+      const renewed = () => row(`SELECT issuing_since > clock_timestamp() - interval '5 seconds' AS live FROM reward_cards WHERE id = $1`, [cardId]);
+      // A copy: a lease this object did not take is renewed at the heartbeat's next beat (it looks every second).
+      await lease.hold({ ...card! }, () => eventually(async () => (await renewed()).live === true, 2_500, 50));
+      expect(await lease.take(cardId)).toBeNull();
+    });
+
     it('a renewal keeps a live lease from being taken over', async () => {
       const { cardIds } = await sendFixed();
       const [cardId] = cardIds;
@@ -145,6 +157,16 @@ describe('reward lifecycle (service)', () => {
       const third = await mailLease.take(mailJobId);
       expect(third).toMatchObject({ attempt: 3 });
       await ctx.app.get(MailJobRepository).markSent(third!, new Date());
+      expect(await mailLease.take(mailJobId)).toBeNull();
+    });
+
+    it('while a send holds it, the heartbeat renews it', async () => {
+      const mailLease = ctx.app.get(MailLease);
+      const { mailJobId } = await sendReward(ctx, principal, { type: 'CHOICE', valueCents: 1_000 });
+      const mail = await mailLease.take(mailJobId);
+      await ctx.dataSource.query(`UPDATE mail_jobs SET leased_until = clock_timestamp() - interval '1 second' WHERE id = $1`, [mailJobId]);
+      const live = async () => (await row(`SELECT leased_until > clock_timestamp() AS live FROM mail_jobs WHERE id = $1`, [mailJobId])).live === true;
+      await mailLease.hold({ ...mail! }, () => eventually(live, 2_500, 50));
       expect(await mailLease.take(mailJobId)).toBeNull();
     });
   });

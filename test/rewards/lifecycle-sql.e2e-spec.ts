@@ -3,6 +3,7 @@ import { RewardLifecycle, RewardsService } from '@app/rewards';
 import { IssuanceLease } from '../../libs/rewards/src/lifecycle/issuance-lease';
 import { MailJobRepository } from '../../libs/rewards/src/lifecycle/mail-job.repository';
 import { MailLease } from '../../libs/rewards/src/lifecycle/mail-lease';
+import { RewardRepository } from '../../libs/rewards/src/lifecycle/reward.repository';
 import { fundedAccount, RewardsContext, sendReward, startRewardsContext, usdItems } from '../support/rewards-context';
 import { captureStatements, expectGolden } from '../support/sql-golden';
 import { clockOverride, TestClock } from '../support/test-clock';
@@ -13,8 +14,9 @@ const origin = { actor: { type: 'api_key' as const, id: 'key_golden', label: nul
 /**
  * Golden SQL of the lifecycle's hot paths (docs/testing.md, Golden SQL), beside the send's and the
  * pick's (send-sql.e2e-spec.ts): every write statement of a card settle, a cancel, an expiry batch,
- * the card and e-mail leases, and the statements of a GET /v1/rewards page. They are captured as the
- * operations run on the rewards module alone (no HTTP app), on a database of the suite's own.
+ * the card and e-mail leases (with the sweeper's reads of them), and the statements of a GET
+ * /v1/rewards page. They are captured as the operations run on the rewards module alone (no HTTP
+ * app), on a database of the suite's own.
  */
 describe('golden SQL of the lifecycle statements', () => {
   const clock = new TestClock();
@@ -34,6 +36,7 @@ describe('golden SQL of the lifecycle statements', () => {
   afterAll(() => ctx.close());
 
   const capture = (work: () => Promise<unknown>, keep?: (sql: string) => boolean) => captureStatements(ctx.dataSource, work, keep);
+  const everything = () => true;
   const sendFixed = (utid = items.fixed.utid, valueCents = items.fixed.valueCents) => sendReward(ctx, principal, { type: 'FIXED', utid, valueCents });
   const sendChoice = (valueCents: number, extra: Record<string, unknown> = {}) => sendReward(ctx, principal, { type: 'CHOICE', valueCents, ...extra });
   /** A CHOICE reward with value left after one pending card of it. */
@@ -43,15 +46,19 @@ describe('golden SQL of the lifecycle statements', () => {
     return { ...sent, cardId: picked.body.card.id };
   };
 
-  it('issuance-lease.sql: take (the mark), renew and release of a card', async () => {
+  it('issuance-lease.sql: take (the mark), renew and release of a card, and the sweeper\'s read', async () => {
     const { cardIds } = await sendFixed();
     let card = null as Awaited<ReturnType<IssuanceLease['take']>>;
     const take = await capture(async () => (card = await lease.take(cardIds[0])));
     expect(card).not.toBeNull();
     expectGolden('issuance-lease.sql', [
       ['Take: mark the card, unless it is settled or another run holds a live lease', take],
-      ['Renew, while the supplier call lasts', await capture(() => lease.renew(card!))],
+      ["Renew, while the supplier call lasts (the heartbeat's statement, here for one lease)", await capture(() => lease.renew(card!))],
       ['Release, after a transient supplier error', await capture(() => lease.release(card!))],
+      [
+        'Sweeper: PENDING cards with no live lease, older than 30 s',
+        await capture(() => ctx.app.get(RewardRepository).cardsToSweep('30 seconds', 1000), everything),
+      ],
     ]);
   });
 
@@ -121,17 +128,17 @@ describe('golden SQL of the lifecycle statements', () => {
     const failed = await capture(() => mailJobs.markFailed(other!, 'SMTP 550: no such mailbox'));
     expectGolden('mail-lease.sql', [
       ['Take: claim a PENDING job, unless another run holds a live lease', take],
-      ['Renew, while the send lasts', renew],
+      ["Renew, while the send lasts (the heartbeat's statement, here for one lease)", renew],
       ['Release, after a failed send that is retried', release],
       ['Sent', sent],
       ['Failed, after the last attempt', failed],
+      ['Sweeper: PENDING jobs whose lease ran out', await capture(() => mailLease.expired(1000), everything)],
     ]);
   });
 
   it('list-page.sql: the statements of a GET /v1/rewards page', async () => {
     const rewards = ctx.app.get(RewardsService);
     const { rewardId } = await sendChoice(1_000, { externalId: 'order-golden' });
-    const everything = () => true;
     const page = (filters: { status?: string; externalId?: string }, window: { startingAfter?: string } = {}) =>
       capture(() => rewards.list(principal.accountId, filters, { page: 1, pageSize: 25, ...window }), everything);
     expectGolden('list-page.sql', [

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { Sweepers } from '@app/core';
 import { CardIssuanceService, RewardBackgroundJobs } from '@app/rewards';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
@@ -57,9 +58,11 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     for (const api of [t, paused]) {
       expect(() => api.app.get(CardIssuanceService)).toThrow();
       expect(() => api.app.get(RewardBackgroundJobs)).toThrow();
+      expect(() => api.app.get(Sweepers)).toThrow();
     }
     expect(worker.app.get(CardIssuanceService)).toBeInstanceOf(CardIssuanceService);
     expect(worker.app.get(RewardBackgroundJobs)).toBeInstanceOf(RewardBackgroundJobs);
+    expect(worker.app.get(Sweepers).names()).toEqual(expect.arrayContaining(['reward-expiry', 'reward-job-sweeper']));
   });
 
   it('lists newest first, filters by status and external_id, paginates with total', async () => {

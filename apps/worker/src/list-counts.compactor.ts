@@ -1,32 +1,25 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { compactListCounts } from '@app/core';
+import { compactListCounts, Sweepers } from '@app/core';
 
 const COMPACT_EVERY_MS = 2_000;
 const ROWS_PER_STATEMENT = 10_000;
-const NAME = 'list-counts-compaction';
+export const LIST_COUNTS_COMPACTION = 'list-counts-compaction';
 
 /**
- * Folds the count changes that writes append into the kept counts (docs/pagination.md, Totals).
- * Counts are exact without it; it keeps a count's read short. Several workers may run it at once.
+ * Folds the count changes that writes append into the kept counts (docs/pagination.md, Totals),
+ * registered with the worker's Sweepers (docs/operations.md, Background work). Counts are exact
+ * without it; it keeps a count's read short. Several workers may run it at once.
  */
 @Injectable()
-export class ListCountsCompactor implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(ListCountsCompactor.name);
-  private running = false;
-
+export class ListCountsCompactor implements OnModuleInit {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly scheduler: SchedulerRegistry,
+    private readonly sweepers: Sweepers,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.scheduler.addInterval(NAME, setInterval(() => void this.tick(), COMPACT_EVERY_MS));
-  }
-
-  onModuleDestroy(): void {
-    if (this.scheduler.doesExist('interval', NAME)) this.scheduler.deleteInterval(NAME);
+  onModuleInit(): void {
+    this.sweepers.register({ name: LIST_COUNTS_COMPACTION, everyMs: COMPACT_EVERY_MS, run: () => this.compact() });
   }
 
   /** Folds until fewer than a statement's worth of changes are left. */
@@ -36,18 +29,6 @@ export class ListCountsCompactor implements OnApplicationBootstrap, OnModuleDest
       const n = await compactListCounts(this.dataSource.manager, ROWS_PER_STATEMENT);
       folded += n;
       if (n < ROWS_PER_STATEMENT) return folded;
-    }
-  }
-
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      await this.compact();
-    } catch (error) {
-      this.logger.error({ err: error }, `${NAME} failed`);
-    } finally {
-      this.running = false;
     }
   }
 }

@@ -1,17 +1,17 @@
 import { Module } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { CatalogWorkerModule } from '@app/catalog';
+import { SweepersModule } from '@app/core';
 import { FxWorkerModule } from '@app/fx';
 import { RewardsWorkerModule } from '@app/rewards';
 import { WebhooksWorkerModule } from '@app/webhooks';
 import { ListCountsCompactor } from './list-counts.compactor';
 
 /**
- * Queue processors and scheduled jobs. Imported only by WorkerAppModule (never by the API module);
- * each domain adds its *WorkerModule here.
+ * Queue processors and periodic jobs (each registered by its owner on the one Sweepers registry).
+ * Imported only by WorkerAppModule (never by the API module); each domain adds its *WorkerModule here.
  */
 @Module({
-  imports: [ScheduleModule.forRoot(), CatalogWorkerModule, FxWorkerModule, RewardsWorkerModule, WebhooksWorkerModule],
+  imports: [SweepersModule, CatalogWorkerModule, FxWorkerModule, RewardsWorkerModule, WebhooksWorkerModule],
   providers: [ListCountsCompactor],
 })
 export class WorkerModule {}

@@ -1,18 +1,42 @@
 -- Take: claim a PENDING job, unless another run holds a live lease
-UPDATE mail_jobs SET attempts = attempts + 1, leased_until = clock_timestamp() + make_interval(secs => $2::double precision / 1000)
-        WHERE id = $1 AND status = 'PENDING' AND (leased_until IS NULL OR leased_until < clock_timestamp())
-        RETURNING id, reward_id, attempts;
+UPDATE mail_jobs m
+   SET attempts = m.attempts + 1,
+       leased_until = clock_timestamp() + interval '10000 milliseconds'
+ WHERE m.id = $1 AND m.status = 'PENDING'
+   AND (m.leased_until IS NULL OR m.leased_until < clock_timestamp())
+RETURNING m.id, m.reward_id, m.attempts;
 
--- Renew, while the send lasts
-UPDATE mail_jobs SET leased_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000)
-        WHERE id = $1 AND attempts = $2 AND status = 'PENDING' AND leased_until IS NOT NULL;
+-- Renew, while the send lasts (the heartbeat's statement, here for one lease)
+WITH held AS (SELECT * FROM unnest($1::text[], $2::int[]) AS held (id, attempt)),
+mine AS (SELECT m.id AS id
+    FROM held JOIN mail_jobs m ON m.id = held.id AND m.attempts = held.attempt
+   WHERE m.status = 'PENDING' AND m.leased_until IS NOT NULL
+     FOR UPDATE OF m SKIP LOCKED)
+UPDATE mail_jobs m
+   SET leased_until = clock_timestamp() + interval '10000 milliseconds'
+  FROM mine
+ WHERE m.id = mine.id
+RETURNING m.id AS id;
 
 -- Release, after a failed send that is retried
-UPDATE mail_jobs SET leased_until = NULL, last_error = $3
-        WHERE id = $1 AND attempts = $2 AND status = 'PENDING' AND leased_until IS NOT NULL;
+WITH held AS (SELECT * FROM unnest($2::text[], $3::int[]) AS held (id, attempt))
+UPDATE mail_jobs m
+   SET leased_until = NULL,
+       last_error = $1
+  FROM held
+ WHERE m.id = held.id AND m.attempts = held.attempt
+   AND m.status = 'PENDING' AND m.leased_until IS NOT NULL
+RETURNING m.id AS id;
 
 -- Sent
 UPDATE mail_jobs SET status = 'SENT', sent_at = $2, last_error = NULL WHERE id = $1 AND status = 'PENDING';
 
 -- Failed, after the last attempt
 UPDATE mail_jobs SET status = 'FAILED', leased_until = NULL, last_error = $2 WHERE id = $1 AND status = 'PENDING';
+
+-- Sweeper: PENDING jobs whose lease ran out
+SELECT m.id AS id, m.attempts AS attempt
+  FROM mail_jobs m
+ WHERE m.status = 'PENDING' AND m.leased_until < clock_timestamp()
+ ORDER BY m.leased_until
+ LIMIT $1;

@@ -1,9 +1,10 @@
 import { Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 
 /**
- * A periodic job that makes up for work a crash or a lost queue job left behind: it finds rows
- * nobody is working on (an expired lease, a job never enqueued) and hands them on. Any number of
- * workers run the same sweeps; each sweep must be safe to run anywhere at any time.
+ * A periodic job of the worker. Most make up for work a crash or a lost queue job left behind: they
+ * find rows nobody is working on (an expired lease, a job never enqueued) and hand them on; others
+ * keep something current (exchange rates, the catalog, the list counts). Any number of workers run
+ * the same sweeps; each sweep must be safe to run anywhere at any time.
  */
 export interface Sweep {
   /** Unique in the process; names the sweep in logs. */
@@ -82,6 +83,9 @@ export class Sweepers implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-/** Imported by each domain's worker module that registers a sweep; one registry per application. */
+/**
+ * Imported by each domain's worker module that registers a sweep; one registry per application
+ * (every periodic job of the worker is registered here: nothing schedules an interval of its own).
+ */
 @Module({ providers: [Sweepers], exports: [Sweepers] })
 export class SweepersModule {}

@@ -105,6 +105,11 @@ export class RowLease {
     return `(${row}.${this.column} IS NULL OR ${this.expired(row)})`;
   }
 
+  /** `row` is still to be worked on (the declaration's `pending`), for a query of the owner's own, e.g. a sweeper's. */
+  pending(row: string): string {
+    return this.options.pending(row);
+  }
+
   /** `row` is still at the attempt `attempt` (an SQL expression): no later take has happened. */
   atAttempt(row: string, attempt: string): string {
     return `${row}.${this.attempt} = ${attempt}`;
@@ -117,10 +122,7 @@ export class RowLease {
 
   /** The SET items of a take: one more attempt, what the caller writes, and the lease. */
   private takeSet(set: LeaseSet, row: string): string[] {
-    const extra = Object.entries(set);
-    const odd = extra.find(([column]) => !NAME.test(column));
-    if (odd) throw new Error(`not a plain column name: ${odd[0]}`);
-    return [`${this.attempt} = ${row}.${this.attempt} + 1`, ...extra.map(([column, value]) => `${column} = ${value}`), ...this.leaseSet()];
+    return [`${this.attempt} = ${row}.${this.attempt} + 1`, ...setItems(set), ...this.leaseSet()];
   }
 
   /** The lease column (and the columns that follow it) for a lease taken or renewed now. */
@@ -209,15 +211,16 @@ export class RowLease {
 
   /**
    * Gives up the leases in `held` without an outcome (a transient failure: the next try need not
-   * wait for the lease to run out), under the same conditions as a renewal. Waits for a locked row.
+   * wait for the lease to run out), under the same conditions as a renewal, writing `set` with it
+   * (e.g. why the try failed). Waits for a locked row.
    */
-  release(statement: Statement, held: HeldLease[]): string {
+  release(statement: Statement, held: HeldLease[], options: { set?: LeaseSet } = {}): string {
     const row = this.alias;
     const heldRows = this.heldRows(statement, held);
     return statement.text(
       lines(
         `UPDATE ${this.table} ${row}`,
-        `   SET ${this.end}`,
+        `   SET ${[this.end, ...setItems(options.set ?? {})].join(',\n       ')}`,
         `  FROM ${heldRows}`,
         ` WHERE ${row}.${this.id} = ${heldRows}.id AND ${this.atAttempt(row, `${heldRows}.attempt`)}`,
         `   AND ${this.options.pending(row)} AND ${row}.${this.column} IS NOT NULL`,
@@ -249,6 +252,14 @@ export class RowLease {
       `SELECT * FROM unnest(${statement.param(held.map((h) => h.id))}::text[], ${statement.param(held.map((h) => h.attempt))}::int[]) AS held (id, attempt)`,
     );
   }
+}
+
+/** The SET items of what a caller writes besides the lease. */
+function setItems(set: LeaseSet): string[] {
+  const items = Object.entries(set);
+  const odd = items.find(([column]) => !NAME.test(column));
+  if (odd) throw new Error(`not a plain column name: ${odd[0]}`);
+  return items.map(([column, value]) => `${column} = ${value}`);
 }
 
 function lines(...parts: (string | null)[]): string {
@@ -285,9 +296,13 @@ export class LeaseHeartbeat {
     this.held.set(id, { attempt, leasedAt });
   }
 
-  /** The work on `id` is over (its outcome written, or given up): no more renewals. */
-  drop(id: string): void {
-    this.held.delete(id);
+  /**
+   * The work on `id` is over (its outcome written, or given up): no more renewals. With `attempt`,
+   * only if `id` is still held at that attempt (a later take of the same row by this process keeps
+   * its renewals).
+   */
+  drop(id: string, attempt?: number): void {
+    if (attempt === undefined || this.held.get(id)?.attempt === attempt) this.held.delete(id);
   }
 
   start(): void {

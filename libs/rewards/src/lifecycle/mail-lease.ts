@@ -1,11 +1,26 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Lease, whileRenewed } from './lease';
-import { MailJobRepository } from './mail-job.repository';
+import { DataSource } from 'typeorm';
+import { queryRows, RowLease, Statement } from '@app/core';
+import { HeldLeases, Lease } from './lease';
 
 /** How long a claimed e-mail stays with its worker without a renewal. */
 export const MAIL_LEASE_MS = 10_000;
-/** How often a worker sending an e-mail renews its lease. */
+/** A worker sending an e-mail renews its lease once it is this old (its heartbeat looks every second). */
 export const MAIL_LEASE_RENEW_MS = 3_000;
+
+/**
+ * The lease of an e-mail job being sent (docs/operations.md, Leases): `leased_until` says when it
+ * runs out, `attempts` counts the sends. A FAILED outcome ends it (MailJobRepository.markFailed);
+ * a SENT job is no longer pending, which ends it too.
+ */
+export const MAIL_LEASE = new RowLease({
+  table: 'mail_jobs',
+  alias: 'm',
+  attempt: 'attempts',
+  lease: { until: 'leased_until' },
+  pending: (m) => `${m}.status = 'PENDING'`,
+  ms: MAIL_LEASE_MS,
+});
 
 /** An e-mail job whose lease a run holds, and which attempt this is. */
 export interface LeasedMail {
@@ -18,30 +33,51 @@ export interface LeasedMail {
  * The lease on an e-mail job while one run sends it: it keeps a duplicate job (a stalled job re-run,
  * the sweeper) from sending it twice at once. It is short and renewed while the send is alive, so a
  * dead worker's e-mail is taken over within seconds (the sweeper enqueues it once the lease has run
- * out; docs/operations.md, Leases). Its SQL is MailJobRepository's.
+ * out; docs/operations.md, Leases). Its statements are MAIL_LEASE's, pinned in
+ * libs/rewards/sql/mail-lease.sql.
  */
 @Injectable()
 export class MailLease implements Lease<LeasedMail, [lastError: string]> {
-  private readonly logger = new Logger(MailLease.name);
+  private readonly leases: HeldLeases<LeasedMail>;
 
-  constructor(private readonly mailJobs: MailJobRepository) {}
+  constructor(private readonly dataSource: DataSource) {
+    this.leases = new HeldLeases(MAIL_LEASE, dataSource.manager, (mail) => ({ id: mail.id, attempt: mail.attempt }), {
+      renewAfterMs: MAIL_LEASE_RENEW_MS,
+      logger: new Logger(MailLease.name),
+      what: 'e-mail',
+    });
+  }
 
   /** Null when the job is settled (SENT, FAILED), or another run holds a live lease on it. */
   take(mailJobId: string): Promise<LeasedMail | null> {
-    return this.mailJobs.takeLease(mailJobId, MAIL_LEASE_MS);
+    return this.leases.take<{ id: string; reward_id: string; attempts: number }>(
+      (statement) => MAIL_LEASE.takeOne(statement, { id: mailJobId, returning: 'm.id, m.reward_id, m.attempts' }),
+      (row) => ({ id: row.id, rewardId: row.reward_id, attempt: row.attempts }),
+    );
   }
 
+  /** Moves the lease on, if this run still holds it (what `hold`'s heartbeat sends). */
   renew(mail: LeasedMail): Promise<void> {
-    return this.mailJobs.renewLease(mail, MAIL_LEASE_MS);
+    return this.leases.renew(mail);
   }
 
   /** Gives the lease up after a failed send that will be retried, noting why. */
   release(mail: LeasedMail, lastError: string): Promise<void> {
-    return this.mailJobs.releaseLease(mail, lastError);
+    return this.leases.release(mail, (statement) => ({ last_error: statement.param(lastError.slice(0, 500)) }));
   }
 
-  /** Runs `work` (the send) while renewing the lease every MAIL_LEASE_RENEW_MS. */
+  /** Runs `work` (the send) while the heartbeat renews the lease once it is MAIL_LEASE_RENEW_MS old. */
   hold<T>(mail: LeasedMail, work: () => Promise<T>): Promise<T> {
-    return whileRenewed(this, mail, MAIL_LEASE_RENEW_MS, this.logger, work);
+    return this.leases.during(mail, work);
+  }
+
+  /**
+   * For the sweeper: PENDING jobs whose lease ran out (the worker sending them died: a live one
+   * renews it every few seconds), oldest lease first, with the attempt each was at.
+   */
+  async expired(limit: number): Promise<{ id: string; attempts: number }[]> {
+    const statement = new Statement();
+    const rows = await queryRows<{ id: string; attempt: number }>(this.dataSource.manager, MAIL_LEASE.expiredRows(statement, { limit }), statement.params);
+    return rows.map((row) => ({ id: row.id, attempts: row.attempt }));
   }
 }

@@ -7,7 +7,7 @@ import { CardStatus, RewardCardEntity, StoredCredential } from '../entities/rewa
 import { RewardEventEntity } from '../entities/reward-event.entity';
 import { OPEN_REWARD_STATUSES, RewardEntity } from '../entities/reward.entity';
 import type { PreparedRewards } from '../reward-drafts';
-import type { MarkedCard } from './issuance-lease';
+import { CARD_ISSUANCE_LEASE } from './issuance-lease';
 import { MailJobRepository } from './mail-job.repository';
 import { rewardEventData } from './reward-webhook-data';
 import { RewardTimeline } from './reward-timeline';
@@ -46,9 +46,9 @@ export const REWARD_SEALED_COLUMNS: SealedColumn[] = [
 /**
  * The rows of the reward aggregate (rewards, their cards and links; the e-mail jobs are
  * MailJobRepository's, the timeline RewardTimeline's): how they are read, locked and written.
- * RewardLifecycle uses it, and besides it only the send (which creates rewards), the card lease
- * (IssuanceLease) and the worker's sweeper, so every change of a reward's state goes through the
- * lifecycle's rules.
+ * RewardLifecycle uses it, and besides it only the send (which creates rewards) and the worker's
+ * sweeper, so every change of a reward's state goes through the lifecycle's rules. The card lease
+ * (IssuanceLease) writes its own columns, with the statements CARD_ISSUANCE_LEASE renders.
  */
 @Injectable()
 export class RewardRepository {
@@ -99,63 +99,18 @@ export class RewardRepository {
   }
 
   /**
-   * The card lease (IssuanceLease, docs/rewards.md, Issuance): takes the lease of a PENDING card that
-   * no live run holds, in one statement (no transaction stays open). Sets `issuing_since`, counts the
-   * attempt and records the first time the supplier is asked. Null when the card is settled or
-   * another run's lease is still live.
-   */
-  async takeCardLease(cardId: string, leaseMs: number): Promise<MarkedCard | null> {
-    const [row] = await queryRows<{ id: string; reward_id: string; utid: string; amount_cents: string; currency: string; issue_attempts: number }>(
-      this.dataSource.manager,
-      `UPDATE reward_cards
-          SET issuing_since = clock_timestamp(), issue_attempts = issue_attempts + 1,
-              supplier_requested_at = COALESCE(supplier_requested_at, clock_timestamp())
-        WHERE id = $1 AND status = 'PENDING'
-          AND (issuing_since IS NULL OR issuing_since < clock_timestamp() - make_interval(secs => $2::float8 / 1000))
-        RETURNING id, reward_id, utid, amount_cents, currency, issue_attempts`,
-      [cardId, leaseMs],
-    );
-    return row
-      ? {
-          id: row.id,
-          rewardId: row.reward_id,
-          utid: row.utid,
-          amountCents: Number(row.amount_cents),
-          currency: row.currency,
-          issueAttempts: row.issue_attempts,
-        }
-      : null;
-  }
-
-  /** Renews the card lease taken by attempt `card.issueAttempts`, if that attempt still holds it. */
-  async renewCardLease(card: Pick<MarkedCard, 'id' | 'issueAttempts'>): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE reward_cards SET issuing_since = clock_timestamp()
-        WHERE id = $1 AND status = 'PENDING' AND issue_attempts = $2 AND issuing_since IS NOT NULL`,
-      [card.id, card.issueAttempts],
-    );
-  }
-
-  /** Gives up the card lease taken by attempt `card.issueAttempts`, if that attempt still holds it. */
-  async releaseCardLease(card: Pick<MarkedCard, 'id' | 'issueAttempts'>): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE reward_cards SET issuing_since = NULL
-        WHERE id = $1 AND status = 'PENDING' AND issue_attempts = $2 AND issuing_since IS NOT NULL`,
-      [card.id, card.issueAttempts],
-    );
-  }
-
-  /**
    * PENDING cards older than `orphanAfter` whose lease is not live, oldest first: a job that was
    * never enqueued or was lost, or a run that died at the supplier (the sweeper enqueues them again).
    */
-  async cardsToSweep(orphanAfter: string, leaseMs: number, limit: number): Promise<string[]> {
+  async cardsToSweep(orphanAfter: string, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM reward_cards
-        WHERE status = 'PENDING' AND created_at < now() - $1::interval
-          AND (issuing_since IS NULL OR issuing_since < clock_timestamp() - make_interval(secs => $2::float8 / 1000))
-        ORDER BY created_at LIMIT $3`,
-      [orphanAfter, leaseMs, limit],
+      [
+        `SELECT c.id FROM reward_cards c`,
+        ` WHERE ${CARD_ISSUANCE_LEASE.pending('c')} AND c.created_at < now() - $1::interval`,
+        `   AND ${CARD_ISSUANCE_LEASE.free('c')}`,
+        ` ORDER BY c.created_at LIMIT $2`,
+      ].join('\n'),
+      [orphanAfter, limit],
     );
     return rows.map((row) => row.id);
   }
@@ -384,7 +339,7 @@ export class RewardRepository {
   ): Cte {
     return statement.with(
       'issued_card',
-      `UPDATE reward_cards SET status = 'ISSUED', issuing_since = NULL,
+      `UPDATE reward_cards SET status = 'ISSUED', ${CARD_ISSUANCE_LEASE.end},
               credentials = ${statement.param(this.sealCredentials(card, issued.credentials))},
               redemption_instructions = ${statement.param(issued.redemptionInstructions)},
               issued_at = ${statement.param(issuedAt.toISOString())}::timestamptz
