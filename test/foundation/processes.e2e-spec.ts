@@ -62,11 +62,18 @@ describe('start-up', () => {
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     try {
+      // Ready, and the worker side's start-up refresh has stored the sandbox rates (none exist in a new database).
       const ready = await eventually(async () => {
         const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
-        return res.status === 200 ? res.json() : undefined;
+        const body = res.status === 200 ? ((await res.json()) as { fx: { status: string } }) : undefined;
+        return body?.fx.status === 'fresh' ? body : undefined;
       }, 30_000);
-      expect(ready).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' }, supplier: 'closed' });
+      expect(ready).toEqual({
+        status: 'ok',
+        checks: { postgres: 'ok', redis: 'ok' },
+        supplier: 'closed',
+        fx: { source: 'sandbox', status: 'fresh', asOf: expect.any(String) },
+      });
       expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
       // The files the libs read at run time ship with the build (nest-cli.json, assets).
       const script = await fetch(`http://127.0.0.1:${port}/r/assets/redeem.js`);
