@@ -26,7 +26,8 @@ describe('Tango rates adapter', () => {
         platformKey: TANGO_DOUBLE_CREDENTIALS.TANGO_PLATFORM_KEY,
         customerIdentifier: TANGO_DOUBLE_CREDENTIALS.TANGO_CUSTOMER_IDENTIFIER,
         accountIdentifier: TANGO_DOUBLE_CREDENTIALS.TANGO_ACCOUNT_IDENTIFIER,
-        timeoutMs: 400,
+        // Generous, so a loaded machine never turns an answer into a timeout; the hang case sets its own.
+        timeoutMs: 10_000,
         ...overrides,
       },
       clock as Clock,
@@ -90,7 +91,7 @@ describe('Tango rates adapter', () => {
     double.failNext(1, { kind: 'status', status: 503 }, 'GET /exchangerates');
     expect(await refusal(source().fetch())).toMatch(/HTTP 503/);
     double.failNext(1, { kind: 'hang' }, 'GET /exchangerates');
-    expect(await refusal(source().fetch())).toMatch(/did not answer .* within 400 ms/);
+    expect(await refusal(source({ timeoutMs: 400 }).fetch())).toMatch(/did not answer .* within 400 ms/);
     expect(await refusal(source({ platformKey: 'wrong' }).fetch())).toMatch(/HTTP 401/);
     await double.stop();
     expect(await refusal(source().fetch())).toMatch(/could not be reached/);
