@@ -3,6 +3,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { CatalogWorkerModule } from '@app/catalog';
 import { FxWorkerModule } from '@app/fx';
 import { RewardsWorkerModule } from '@app/rewards';
+import { WalletWorkerModule } from '@app/wallet';
 import { WebhooksWorkerModule } from '@app/webhooks';
 import { ListCountsCompactor } from './list-counts.compactor';
 
@@ -11,7 +12,7 @@ import { ListCountsCompactor } from './list-counts.compactor';
  * each domain adds its *WorkerModule here.
  */
 @Module({
-  imports: [ScheduleModule.forRoot(), CatalogWorkerModule, FxWorkerModule, RewardsWorkerModule, WebhooksWorkerModule],
+  imports: [ScheduleModule.forRoot(), CatalogWorkerModule, FxWorkerModule, RewardsWorkerModule, WalletWorkerModule, WebhooksWorkerModule],
   providers: [ListCountsCompactor],
 })
 export class WorkerModule {}
