@@ -15,8 +15,8 @@ describe('the lists the dashboard offers come from the contract', () => {
 
   it('an event kind added to openapi.yaml is offered with no change to the app', () => {
     const read = (document: 'openapi.yaml' | 'openapi.dashboard.yaml') =>
-      document === 'openapi.yaml' ? onDisk(document).replace(/(\n(\s+)- wallet\.credited\n)/, '$1$2- reward.reminded\n') : onDisk(document);
-    // Inserted after wallet.credited, wherever that is in the list: compared without order.
+      document === 'openapi.yaml' ? onDisk(document).replace(/(\n(\s+)- wallet\.credited\n)/g, '$1$2- reward.reminded\n') : onDisk(document);
+    // Inserted after every wallet.credited (a request example lists it first), wherever that is in the list: compared without order.
     expect([...readContractEnums(read).webhookEventTypes].sort()).toEqual([...webhookEventTypes, 'reward.reminded'].sort());
   });
 
