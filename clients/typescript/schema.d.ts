@@ -101,6 +101,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/alert-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The low-balance alert thresholds, per currency */
+        get: operations["getAlertSettings"];
+        /**
+         * Replace the low-balance alert thresholds
+         * @description When a wallet’s available balance falls below its currency’s threshold, the account’s owners and admins get an e-mail and webhook event `wallet.low_balance` is sent, at most once per 24 hours per wallet; the alert is armed again once the balance is back at or above the threshold. One entry per supported currency; a currency left out has no alert. Needs an API key with `write`; OAuth tokens cannot change it (403).
+         */
+        put: operations["updateAlertSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/topups": {
         parameters: {
             query?: never;
@@ -677,6 +698,46 @@ export interface components {
             /** @description One wallet per currency the account holds: the primary one first (listed even when empty), then by currency code. */
             wallets: components["schemas"]["WalletDto"][];
         };
+        LowBalanceAlertDto: {
+            /**
+             * @description ISO 4217 code of the wallet.
+             * @example USD
+             */
+            currency: string;
+            /**
+             * Format: int32
+             * @example 50000
+             */
+            thresholdCents: number;
+        };
+        StoredAlertSettingsDto: {
+            /** @description By currency code. */
+            lowBalance: components["schemas"]["LowBalanceAlertDto"][];
+        };
+        AlertSettingsResponseDto: {
+            alertSettings: components["schemas"]["StoredAlertSettingsDto"];
+        };
+        LowBalanceThresholdDto: {
+            /**
+             * @description The wallet’s currency: one the account may hold (`GET /v1/wallets`).
+             * @example USD
+             */
+            currency: string;
+            /**
+             * Format: int32
+             * @description Alert when the wallet's available balance falls below this, in the currency's minor units
+             *     (1 to 100,000,000). In a request, `null` is the same as leaving the currency out: no alert.
+             * @example 50000
+             */
+            thresholdCents: number | null;
+        };
+        AlertSettingsDto: {
+            /** @description At most one entry per currency; a currency left out has no alert. */
+            lowBalance: components["schemas"]["LowBalanceThresholdDto"][];
+        };
+        UpdateAlertSettingsDto: {
+            alertSettings: components["schemas"]["AlertSettingsDto"];
+        };
         CreateTopupDto: {
             /**
              * Format: int32
@@ -1167,7 +1228,7 @@ export interface components {
              */
             url: string;
             /** @description Event names to receive; an empty array subscribes to every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance")[];
             /** @description A note for your own reference. */
             description?: string;
         };
@@ -1176,7 +1237,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description Subscribed event names; empty means every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance")[];
             /** @description Set when the service paused the endpoint itself (its receiver answered 410 Gone); null otherwise. */
             pausedReason: string | null;
             /**
@@ -1213,7 +1274,7 @@ export interface components {
              */
             url?: string;
             /** @description Replaces the subscription; an empty array subscribes to every event. */
-            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited")[];
+            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance")[];
             /** @description A note for your own reference; null clears it. */
             description?: string | null;
             /** @description `false` pauses the endpoint: it receives nothing, and deliveries already pending wait. `true` resumes them. */
@@ -1430,6 +1491,21 @@ export interface components {
             /** @description The currency of the wallet credited: the top-up’s (an account has one wallet per currency). */
             currency: string;
         };
+        /** @description A wallet’s available balance fell below its alert threshold (`PUT /v1/account/alert-settings`): at most once per 24 hours per wallet. */
+        WebhookWalletLowBalanceData: {
+            /** @description The wallet’s currency. */
+            currency: string;
+            /**
+             * Format: int64
+             * @description The available balance right after the movement that took it below the threshold, in `currency`.
+             */
+            availableCents: number;
+            /**
+             * Format: int32
+             * @description The threshold it fell below, in `currency`.
+             */
+            thresholdCents: number;
+        };
         WebhookPingData: {
             webhookEndpointId: string;
         };
@@ -1593,6 +1669,22 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["WebhookWalletCreditedData"];
         };
+        /** @description The `wallet.low_balance` event. */
+        WalletLowBalanceEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "wallet.low_balance";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookWalletLowBalanceData"];
+        };
         /** @description The `ping` event. */
         PingEvent: {
             /** @description Event id; the same in every delivery of this event. */
@@ -1610,7 +1702,7 @@ export interface components {
             data: components["schemas"]["WebhookPingData"];
         };
         /** @description What the service POSTs to a webhook endpoint: one event, signed. */
-        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["PingEvent"];
+        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["PingEvent"];
         /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward`), or the answer of a dry run (`dry_run=true`; it has `dryRun: true` and no `reward`). */
         CreateReward200Response: components["schemas"]["CreateRewardResponseDto"] | components["schemas"]["DryRunRewardResponseDto"];
     };
@@ -2156,6 +2248,248 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettingsResponseDto"];
+                };
+            };
+            /** @description Input no field accepts: a NUL character (U+0000) in the path, the query or the body, or a JSON body nested too deep. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAlertSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettingsResponseDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

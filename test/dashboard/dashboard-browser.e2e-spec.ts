@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { artifact, DESKTOP, launchChromium, offlineContext, PHONE } from '../support/browser';
 import { expectedFromAmount, publishedSandboxRates } from '../support/fx';
+import { addMember } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { catalogPicks, CatalogPicks, fund } from '../support/rewards';
@@ -331,6 +332,40 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     writeFileSync(artifact('dashboard-settings-preview.png'), await page.screenshot({ fullPage: true }));
     await context.close();
   }, 90_000);
+
+  it('sets low-balance alert thresholds per currency in Settings, at phone and desktop width, accessible; a viewer is not offered them', async () => {
+    const stored = async () => (await t.api.as(m.key).get('/v1/account/alert-settings')).body.alertSettings.lowBalance;
+    for (const [device, name, usd, eur, expected] of [
+      [PHONE, 'phone', '250', '20', [{ currency: 'EUR', thresholdCents: 2_000 }, { currency: 'USD', thresholdCents: 25_000 }]],
+      [DESKTOP, 'desktop', '300.50', '', [{ currency: 'USD', thresholdCents: 30_050 }]],
+    ] as const) {
+      const { context, page } = await signedIn(device);
+      await nav(page, 'Settings').click();
+      const alerts = page.getByRole('region', { name: 'Low-balance alerts' });
+      await alerts.getByLabel('Alert below (USD)').fill(usd);
+      await alerts.getByLabel('Alert below (EUR)').fill(eur);
+      await alerts.getByRole('button', { name: 'Save alerts' }).click();
+      await alerts.getByText('Alerts saved.').waitFor();
+      expect(await stored()).toEqual(expected);
+      await alerts.getByText(`Now: below ${money(expected.find((e) => e.currency === 'USD')!.thresholdCents, 'USD')}`).waitFor();
+      await expectAccessible(page, `Settings, alerts (${name})`);
+      await expectNoSidewaysScroll(page, `Settings, alerts (${name})`);
+      await page.screenshot({ path: artifact(`dashboard-settings-alerts-${name}.png`), fullPage: true });
+      // An amount that is not one is refused by the form, and nothing changes.
+      await alerts.getByLabel('Alert below (USD)').fill('lots');
+      await alerts.getByRole('button', { name: 'Save alerts' }).click();
+      await alerts.getByRole('alert').getByText('USD: enter an amount').waitFor();
+      expect(await stored()).toEqual(expected);
+      await context.close();
+    }
+    // A viewer (no account:write) sees Settings without the alerts.
+    const viewer = await addMember(t, m.accountId, 'viewer');
+    const { context, page } = await signedIn(DESKTOP, viewer);
+    await nav(page, 'Settings').click();
+    await page.getByRole('heading', { level: 2, name: 'Password' }).waitFor();
+    await expect(page.getByRole('region', { name: 'Low-balance alerts' }).count()).resolves.toBe(0);
+    await context.close();
+  }, 120_000);
 
   it('an admin blocks a brand in Catalog rules and it vanishes from the catalog', async () => {
     const { context, page } = await signedIn();

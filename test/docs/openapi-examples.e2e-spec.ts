@@ -26,6 +26,8 @@ const ORDER = [
   'oauthMetadata',
   'getAccount',
   'updateBranding',
+  'getAlertSettings',
+  'updateAlertSettings',
   'getAccountOverview',
   'createTopup',
   'listTopups',

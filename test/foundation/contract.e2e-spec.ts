@@ -22,6 +22,8 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /v1/account': 'account:read',
   'GET /v1/account/overview': 'account:read',
   'PATCH /v1/account/branding': 'account:write',
+  'GET /v1/account/alert-settings': 'account:read',
+  'PUT /v1/account/alert-settings': 'account:write',
   'GET /v1/account/catalog-rules': 'account:read',
   'PUT /v1/account/catalog-rules': 'account:write',
   // Dashboard-only: a scope no API key or OAuth token can hold.

@@ -316,6 +316,45 @@ CREATE FUNCTION public.wallet_guard_balances() RETURNS trigger
 ALTER FUNCTION public.wallet_guard_balances() OWNER TO rewards_owner;
 
 --
+-- Name: wallet_low_balance_check(); Type: FUNCTION; Schema: public; Owner: rewards_owner
+--
+
+CREATE FUNCTION public.wallet_low_balance_check() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+      DECLARE
+        threshold bigint;
+      BEGIN
+        IF NEW.available_cents < OLD.available_cents THEN
+          UPDATE low_balance_alerts
+             SET armed = false, last_sent_at = clock_timestamp(), alerted_available_cents = NEW.available_cents,
+                 mail_due = true, mail_claimed_until = NULL
+           WHERE account_id = NEW.account_id AND currency = NEW.currency AND armed
+             AND NEW.available_cents < threshold_cents
+             AND (last_sent_at IS NULL OR last_sent_at <= clock_timestamp() - interval '24 hours')
+          RETURNING threshold_cents INTO threshold;
+          IF FOUND THEN
+            INSERT INTO events (id, account_id, type, data)
+            SELECT 'evt_' || string_agg(substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 1 + get_byte(r.b, i) % 62, 1), '' ORDER BY i),
+                   NEW.account_id, 'wallet.low_balance',
+                   jsonb_build_object('currency', NEW.currency::text, 'availableCents', NEW.available_cents, 'thresholdCents', threshold)
+              FROM (SELECT decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex') AS b) AS r,
+                   generate_series(0, 21) AS i
+             GROUP BY r.b;
+          END IF;
+        ELSE
+          UPDATE low_balance_alerts SET armed = true
+           WHERE account_id = NEW.account_id AND currency = NEW.currency AND NOT armed
+             AND NEW.available_cents >= threshold_cents;
+        END IF;
+        RETURN NULL;
+      END $$;
+
+
+ALTER FUNCTION public.wallet_low_balance_check() OWNER TO rewards_owner;
+
+--
 -- Name: wallet_open_empty(); Type: FUNCTION; Schema: public; Owner: rewards_owner
 --
 
@@ -697,6 +736,27 @@ CREATE TABLE public.list_counts (
 
 
 ALTER TABLE public.list_counts OWNER TO rewards_owner;
+
+--
+-- Name: low_balance_alerts; Type: TABLE; Schema: public; Owner: rewards_owner
+--
+
+CREATE TABLE public.low_balance_alerts (
+    account_id text NOT NULL,
+    currency character(3) NOT NULL,
+    threshold_cents bigint NOT NULL,
+    armed boolean DEFAULT true NOT NULL,
+    last_sent_at timestamp with time zone,
+    alerted_available_cents bigint,
+    mail_due boolean DEFAULT false NOT NULL,
+    mail_claimed_until timestamp with time zone,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT low_balance_alerts_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
+    CONSTRAINT low_balance_alerts_threshold_check CHECK (((threshold_cents >= 1) AND (threshold_cents <= 100000000)))
+);
+
+
+ALTER TABLE public.low_balance_alerts OWNER TO rewards_owner;
 
 --
 -- Name: mail_jobs; Type: TABLE; Schema: public; Owner: rewards_owner
@@ -1374,6 +1434,14 @@ ALTER TABLE ONLY public.list_counts
 
 
 --
+-- Name: low_balance_alerts low_balance_alerts_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.low_balance_alerts
+    ADD CONSTRAINT low_balance_alerts_pkey PRIMARY KEY (account_id, currency);
+
+
+--
 -- Name: mail_jobs mail_jobs_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
 --
 
@@ -1655,6 +1723,13 @@ CREATE UNIQUE INDEX invitations_token_hash_key ON public.invitations USING btree
 --
 
 CREATE INDEX list_count_changes_account_idx ON public.list_count_changes USING btree (account_id, list, block) INCLUDE (n);
+
+
+--
+-- Name: low_balance_alerts_mail_due_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX low_balance_alerts_mail_due_idx ON public.low_balance_alerts USING btree (last_sent_at) WHERE mail_due;
 
 
 --
@@ -2085,6 +2160,13 @@ CREATE TRIGGER wallets_guard_balances BEFORE UPDATE ON public.wallets FOR EACH R
 
 
 --
+-- Name: wallets wallets_low_balance; Type: TRIGGER; Schema: public; Owner: rewards_owner
+--
+
+CREATE TRIGGER wallets_low_balance AFTER UPDATE OF available_cents ON public.wallets FOR EACH ROW WHEN ((new.available_cents IS DISTINCT FROM old.available_cents)) EXECUTE FUNCTION public.wallet_low_balance_check();
+
+
+--
 -- Name: wallets wallets_open_empty; Type: TRIGGER; Schema: public; Owner: rewards_owner
 --
 
@@ -2184,6 +2266,14 @@ ALTER TABLE ONLY public.invitations
 
 ALTER TABLE ONLY public.invitations
     ADD CONSTRAINT invitations_invited_by_fkey FOREIGN KEY (invited_by) REFERENCES public.users(id) ON DELETE SET NULL;
+
+
+--
+-- Name: low_balance_alerts low_balance_alerts_account_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.low_balance_alerts
+    ADD CONSTRAINT low_balance_alerts_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
 
 
 --
@@ -2495,6 +2585,13 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.list_count_changes TO rewards_
 --
 
 GRANT SELECT,INSERT,UPDATE ON TABLE public.list_counts TO rewards_app;
+
+
+--
+-- Name: TABLE low_balance_alerts; Type: ACL; Schema: public; Owner: rewards_owner
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.low_balance_alerts TO rewards_app;
 
 
 --

@@ -78,6 +78,11 @@ describe('OAuth: connecting a marketplace app', () => {
     const branding = await t.api.as(tokens.access_token).patch('/v1/account/branding', { senderName: 'Hijacked' });
     expect(branding.status).toBe(403);
     expect((await t.api.as(merchant.key).get('/v1/account')).body.account.senderName).toBeNull();
+    // Nor the low-balance alerts, which it may read with account:read.
+    expect((await t.api.as(tokens.access_token).get('/v1/account/alert-settings')).status).toBe(200);
+    const alerts = await t.api.as(tokens.access_token).put('/v1/account/alert-settings', { alertSettings: { lowBalance: [{ currency: 'USD', thresholdCents: 100 }] } });
+    expect(alerts.status).toBe(403);
+    expect((await t.api.as(merchant.key).get('/v1/account/alert-settings')).body.alertSettings.lowBalance).toEqual([]);
   });
 
   it('refresh rotates both tokens; the old refresh token is consumed', async () => {

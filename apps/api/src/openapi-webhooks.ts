@@ -64,6 +64,17 @@ const DATA_SCHEMAS: Record<string, Json> = {
       },
     },
   },
+  WebhookWalletLowBalanceData: {
+    type: 'object',
+    description: 'A wallet’s available balance fell below its alert threshold (`PUT /v1/account/alert-settings`): at most once per 24 hours per wallet.',
+    required: ['currency', 'availableCents', 'thresholdCents'],
+    additionalProperties: false,
+    properties: {
+      currency: { type: 'string', pattern: '^[A-Z]{3}$', minLength: 3, maxLength: 3, description: 'The wallet’s currency.' },
+      availableCents: { ...cents, description: 'The available balance right after the movement that took it below the threshold, in `currency`.' },
+      thresholdCents: { ...cents, minimum: 1, maximum: 100_000_000, description: 'The threshold it fell below, in `currency`.' },
+    },
+  },
   WebhookPingData: {
     type: 'object',
     required: ['webhookEndpointId'],
@@ -76,6 +87,7 @@ function dataSchemaOf(type: string): string {
   if (type.startsWith('reward.')) return 'WebhookRewardData';
   if (type.startsWith('card.')) return 'WebhookCardData';
   if (type === 'wallet.credited') return 'WebhookWalletCreditedData';
+  if (type === 'wallet.low_balance') return 'WebhookWalletLowBalanceData';
   if (type === 'ping') return 'WebhookPingData';
   throw new Error(`no webhook payload schema for event type ${type}`);
 }

@@ -3,6 +3,7 @@ import { CatalogWorkerModule } from '@app/catalog';
 import { SweepersModule } from '@app/core';
 import { FxWorkerModule } from '@app/fx';
 import { RewardsWorkerModule } from '@app/rewards';
+import { WalletWorkerModule } from '@app/wallet';
 import { WebhooksWorkerModule } from '@app/webhooks';
 import { ListCountsCompactor } from './list-counts.compactor';
 
@@ -11,7 +12,7 @@ import { ListCountsCompactor } from './list-counts.compactor';
  * Imported only by WorkerAppModule (never by the API module); each domain adds its *WorkerModule here.
  */
 @Module({
-  imports: [SweepersModule, CatalogWorkerModule, FxWorkerModule, RewardsWorkerModule, WebhooksWorkerModule],
+  imports: [SweepersModule, CatalogWorkerModule, FxWorkerModule, RewardsWorkerModule, WalletWorkerModule, WebhooksWorkerModule],
   providers: [ListCountsCompactor],
 })
 export class WorkerModule {}

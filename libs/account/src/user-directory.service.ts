@@ -59,4 +59,16 @@ export class UserDirectory {
       .map((account) => ({ id: account.id, name: account.name, role: roleOf.get(account.id)! }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
+
+  /**
+   * Who gets an account's notices (low-balance alerts, docs/alerts.md): the e-mails of its members
+   * holding one of `roles`, sorted, and the account's name; null when the account is gone.
+   */
+  async noticeRecipients(accountId: string, roles: readonly MembershipRole[]): Promise<{ accountName: string; emails: string[] } | null> {
+    const account = await this.accounts.findOneBy({ id: accountId });
+    if (!account) return null;
+    const memberships = await this.memberships.findBy({ accountId, role: In([...roles]) });
+    const users = memberships.length ? await this.users.findBy({ id: In(memberships.map((m) => m.userId)) }) : [];
+    return { accountName: account.name, emails: users.map((user) => user.email).sort() };
+  }
 }

@@ -3,3 +3,5 @@ export * from './wallet.module';
 export * from './wallet-ledger.service';
 export * from './currencies';
 export * from './dto/wallet.dto';
+export * from './wallet-worker.module';
+export * from './dto/alert-settings.dto';

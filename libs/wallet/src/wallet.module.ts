@@ -4,14 +4,16 @@ import { CatalogModule } from '@app/catalog';
 import { Currencies } from './currencies';
 import { WalletTransactionEntity } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
+import { AlertSettingsController } from './low-balance-alerts.controller';
+import { LowBalanceAlerts } from './low-balance-alerts.service';
 import { WalletController, WalletsController } from './wallet.controller';
 import { WalletLedger } from './wallet-ledger.service';
 import { WalletMetrics } from './wallet-metrics';
 
 @Module({
   imports: [TypeOrmModule.forFeature([WalletEntity, WalletTransactionEntity]), CatalogModule],
-  controllers: [WalletController, WalletsController],
-  providers: [WalletLedger, WalletMetrics, Currencies],
+  controllers: [WalletController, WalletsController, AlertSettingsController],
+  providers: [WalletLedger, WalletMetrics, Currencies, LowBalanceAlerts],
   exports: [WalletLedger, Currencies],
 })
 export class WalletModule {}

@@ -25,3 +25,21 @@ export function useUpdateBranding() {
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.account() }),
   });
 }
+
+/** The low-balance alert thresholds, one per currency at most (docs/alerts.md). */
+export function useAlertSettings() {
+  return useQuery({
+    queryKey: queryKeys.alertSettings(),
+    queryFn: async () => (await unwrap(await v1.GET('/v1/account/alert-settings'))).alertSettings,
+  });
+}
+
+/** Replaces the thresholds: a currency left out has no alert. */
+export function useSaveAlertSettings() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (lowBalance: { currency: string; thresholdCents: number }[]) =>
+      (await unwrap(await v1.PUT('/v1/account/alert-settings', { body: { alertSettings: { lowBalance } } }))).alertSettings,
+    onSuccess: (saved) => client.setQueryData(queryKeys.alertSettings(), saved),
+  });
+}

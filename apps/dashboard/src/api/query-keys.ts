@@ -16,6 +16,8 @@ export const queryKeys = {
   /** The signed-in session; the only query a new session keeps (session.ts, startSession). */
   session: () => ['session'] as const,
   account: () => ['account'] as const,
+  /** Low-balance thresholds per currency (docs/alerts.md). */
+  alertSettings: () => ['alert-settings'] as const,
   overview: () => ['overview'] as const,
   catalog: () => ['catalog'] as const,
   catalogRules: () => ['catalog-rules'] as const,

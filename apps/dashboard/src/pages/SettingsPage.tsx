@@ -1,14 +1,19 @@
 import QRCode from 'qrcode';
 import { useEffect, useState, type FormEvent } from 'react';
-import { useAccount, useUpdateBranding } from '../api/account';
+import { useAccount, useAlertSettings, useSaveAlertSettings, useUpdateBranding } from '../api/account';
 import { useConnectedApps, useRevokeConnectedApp } from '../api/connected-apps';
 import { useChangePassword, useConfirmTotp, useDisableTotp, useStartTotp } from '../api/security';
+import { useFxRates } from '../api/fx';
 import { useHasScope } from '../api/session';
+import { useWallets } from '../api/wallet';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
+import { supportedCurrencies } from '../format/currencies';
+import { formatCents } from '../format/money';
+import { parseMajorUnits } from '../format/parse-money';
 
 export function SettingsPage() {
   const mayBrand = useHasScope('account:write');
@@ -17,6 +22,7 @@ export function SettingsPage() {
     <>
       <h1>Settings</h1>
       {mayBrand && <BrandingSection />}
+      {mayBrand && <AlertsSection />}
       {mayDisconnect && <ConnectedAppsSection />}
       <PasswordSection />
       <TwoFactorSection />
@@ -56,6 +62,78 @@ function BrandingSection() {
         </form>
         <BrandingPreview sender={sender} logoUrl={draft.logoUrl.trim()} color={draft.brandColor} />
       </div>
+    </section>
+  );
+}
+
+/**
+ * Low-balance alerts (docs/alerts.md): a threshold per currency the account may hold, in major
+ * units; an empty field is no alert for that currency.
+ */
+function AlertsSection() {
+  const settings = useAlertSettings();
+  const wallets = useWallets();
+  const rates = useFxRates(true);
+  const save = useSaveAlertSettings();
+  const [draft, setDraft] = useState<Record<string, string> | null>(null);
+  const [invalid, setInvalid] = useState<string | null>(null);
+  useEffect(() => {
+    if (settings.data && !draft) {
+      setDraft(Object.fromEntries(settings.data.lowBalance.map((entry) => [entry.currency, String(entry.thresholdCents / 100)])));
+    }
+  }, [settings.data, draft]);
+  if (settings.isPending || wallets.isPending || !draft) return <StatusMessage kind="loading">Loading alerts…</StatusMessage>;
+  if (settings.isError) return <StatusMessage kind="error">{settings.error.message}</StatusMessage>;
+  // The primary currency first, as the wallet page lists them; a stored threshold is always shown.
+  const currencies = [...new Set([...supportedCurrencies(wallets.data ?? [], rates.data ?? []), ...settings.data.lowBalance.map((e) => e.currency)])];
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const entries: { currency: string; thresholdCents: number }[] = [];
+    for (const currency of currencies) {
+      const text = (draft[currency] ?? '').trim();
+      if (!text) continue;
+      const cents = parseMajorUnits(text);
+      if (cents === null || cents < 1) {
+        setInvalid(`${currency}: enter an amount such as 500 or 500.00, or leave it empty for no alert.`);
+        return;
+      }
+      entries.push({ currency, thresholdCents: cents });
+    }
+    setInvalid(null);
+    save.mutate(entries);
+  };
+  return (
+    <section aria-labelledby="alerts">
+      <h2 id="alerts">Low-balance alerts</h2>
+      <p>
+        When a wallet’s available balance falls below its amount, the account’s owners and admins get an e-mail and webhook event{' '}
+        <code>wallet.low_balance</code> is sent, at most once a day per wallet. Leave a field empty for no alert.
+      </p>
+      <form onSubmit={submit} className="stack" aria-label="Low-balance alerts">
+        {currencies.map((currency) => {
+          const stored = settings.data.lowBalance.find((e) => e.currency === currency);
+          return (
+            <Field
+              key={currency}
+              label={`Alert below (${currency})`}
+              inputMode="decimal"
+              value={draft[currency] ?? ''}
+              onChange={(e) => setDraft({ ...draft, [currency]: e.target.value })}
+              hint={stored ? `Now: below ${formatCents(stored.thresholdCents, currency)}` : 'No alert'}
+            />
+          );
+        })}
+        {invalid && (
+          <p role="alert" className="field-error">
+            {invalid}
+          </p>
+        )}
+        <FormError error={save.error} />
+        <button type="submit" disabled={save.isPending}>
+          Save alerts
+        </button>
+        {save.isSuccess && !invalid && <span role="status">Alerts saved.</span>}
+      </form>
     </section>
   );
 }

@@ -42,6 +42,7 @@ const OWNERS: Record<string, string> = {
   topups: 'topups',
   wallets: 'wallet',
   wallet_transactions: 'wallet',
+  low_balance_alerts: 'wallet',
   webhook_endpoints: 'webhooks',
   webhook_deliveries: 'webhooks',
   webhook_delivery_attempts: 'webhooks',

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'card.issued',
   'card.failed',
   'wallet.credited',
+  'wallet.low_balance',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
