@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
 import { CatalogSyncService, externalRefIdOf } from '@app/catalog';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { eventually } from '../support/processes';
 import { fixedReward, fund } from '../support/rewards';
 import { TANGO_DOUBLE_CREDENTIALS, TangoDouble, defaultTangoCatalog } from '../support/tango-double';
@@ -10,21 +9,19 @@ import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, T
 /**
  * The service with SUPPLIER=tango, API and worker side, against the local double of Tango's RaaS API:
  * the catalog synced from it into our tables, and FIXED cards issued, refused, and retried through it
- * (docs/suppliers.md). Runs on its own database: its catalog is Tango's, not the sandbox's.
+ * (docs/suppliers.md).
  */
 describe('SUPPLIER=tango end to end', () => {
-  let db: IsolatedDatabase;
   let double: TangoDouble;
   let t: TestApp;
   let worker: TestWorker;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    db = await createIsolatedDatabase();
     double = new TangoDouble();
     const baseUrl = await double.start();
     t = await startTestApp({
-      env: { DATABASE_URL: db.url, SUPPLIER: 'tango', TANGO_BASE_URL: baseUrl, SUPPLIER_TIMEOUT_MS: '500', ...TANGO_DOUBLE_CREDENTIALS },
+      env: { SUPPLIER: 'tango', TANGO_BASE_URL: baseUrl, SUPPLIER_TIMEOUT_MS: '500', ...TANGO_DOUBLE_CREDENTIALS },
     });
     worker = await startTestWorker(t);
     dataSource = t.app.get(DataSource);
@@ -33,7 +30,6 @@ describe('SUPPLIER=tango end to end', () => {
     await worker?.close();
     await t?.close();
     await double?.stop();
-    await db?.drop();
   });
   afterEach(() => {
     double.brands = defaultTangoCatalog();

@@ -16,8 +16,7 @@ describe('reward e-mail', () => {
   let merchant: SeededMerchant;
 
   beforeAll(async () => {
-    // A database of its own: other suites' workers sweep pending e-mail jobs of their database.
-    t = await startTestApp({ env: { ...(await isolatedDatabase()), SMTP_URL: await smtp.start(), MAIL_FROM: 'Rewards <rewards@mail.example>' } });
+    t = await startTestApp({ env: { SMTP_URL: await smtp.start(), MAIL_FROM: 'Rewards <rewards@mail.example>' } });
     worker = await startTestWorker(t);
     merchant = await seedMerchant(t, { name: 'Acme Inc' });
     await fund(t, merchant, 100_000);

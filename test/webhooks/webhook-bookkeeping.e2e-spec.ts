@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { WEBHOOK_BOOKKEEPING_DB, WebhookDeliverer, WebhookRelay } from '@app/webhooks';
-import { isolatedDatabase, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /**
  * The webhook pipeline's bookkeeping (fan-out, claims, attempt records) commits without waiting for
@@ -11,7 +11,7 @@ describe('webhook bookkeeping connections', () => {
   let worker: TestWorker;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: await isolatedDatabase() });
+    t = await startTestApp();
     worker = await startTestWorker(t);
   });
   afterAll(async () => {
