@@ -60,9 +60,4 @@ async function copyTemplate(label, templateUrl = process.env[TEMPLATE_ENV]) {
   return url.toString();
 }
 
-/** Drops a database copyTemplate made (and whatever is still connected to it). */
-async function dropDatabase(url) {
-  await withAdmin(url, (client) => client.query(`DROP DATABASE IF EXISTS "${databaseName(url)}" WITH (FORCE)`));
-}
-
-module.exports = { TEMPLATE_ENV, copyTemplate, dropDatabase };
+module.exports = { TEMPLATE_ENV, copyTemplate };

@@ -26,16 +26,11 @@ class HermeticEnvironment extends TestEnvironment {
     guard.takeRefusals(this.testPath); // a file run again in watch mode starts clean
     guard.note({ kind: 'active', owner: this.testPath });
     // Unit specs (libs/**/*.spec.ts) touch no database; `npm run test:unit` has no template at all.
+    // Left for the global teardown to drop: a DROP DATABASE forces a checkpoint of the whole cluster,
+    // which costs every other file's writes while the run goes on.
     if (this.testPath.endsWith('.e2e-spec.ts') && process.env[fileDatabase.TEMPLATE_ENV]) {
-      this.databaseUrl = await fileDatabase.copyTemplate(this.testPath);
-      this.global.process.env.DATABASE_URL = this.databaseUrl;
+      this.global.process.env.DATABASE_URL = await fileDatabase.copyTemplate(this.testPath);
     }
-  }
-
-  async teardown() {
-    // The global teardown drops whatever is left (a file that failed to start, isolatedDatabase()'s).
-    if (this.databaseUrl && !process.env.KEEP_TEST_DATABASE) await fileDatabase.dropDatabase(this.databaseUrl).catch(() => undefined);
-    await super.teardown();
   }
 
   handleTestEvent(event, state) {
