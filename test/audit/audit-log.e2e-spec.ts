@@ -1,28 +1,23 @@
 import { DataSource } from 'typeorm';
 import { AuditLog } from '@app/audit';
 import { adminDataSource } from '../support/database-admin';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { connect, registerApp } from '../support/oauth';
 import { catalogPicks, choiceReward, fund } from '../support/rewards';
 import { addMember, signedIn } from '../support/dashboard';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
-/** On its own database: changing catalog rules moves the catalog revision (and ETags) other suites read. */
 describe('audit log', () => {
-  let database: IsolatedDatabase;
   let t: TestApp;
   let db: DataSource;
   let audit: AuditLog;
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase();
-    t = await startTestApp({ env: { DATABASE_URL: database.url } });
+    t = await startTestApp();
     db = t.app.get(DataSource);
     audit = t.app.get(AuditLog);
   });
   afterAll(async () => {
     await t.close();
-    await database.drop();
   });
 
   const entries = async (merchant: SeededMerchant, action?: string) =>
@@ -139,7 +134,7 @@ describe('audit log', () => {
 
     // Make the log refuse this account's branding entries: the branding change must roll back with it.
     const trigger = `audit_refuse_${merchant.accountId.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
-    const owner = await adminDataSource(database.url);
+    const owner = await adminDataSource(process.env.DATABASE_URL!);
     await owner.query(`
       CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -173,7 +168,7 @@ describe('audit log', () => {
       [`DELETE FROM audit_log WHERE id = $1`, [entry.id]],
       [`TRUNCATE audit_log`, []],
     ];
-    const owner = await adminDataSource(database.url);
+    const owner = await adminDataSource(process.env.DATABASE_URL!);
     try {
       for (const [sql, params] of attempts) {
         await expect(db.query(sql, params)).rejects.toThrow(/permission denied for table audit_log/);

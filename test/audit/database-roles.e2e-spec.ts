@@ -1,34 +1,30 @@
 import { DataSource, QueryRunner } from 'typeorm';
 import { OWNER_ROLE, RUNTIME_ROLE } from '@app/core';
 import { adminDataSource } from '../support/database-admin';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { fund } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The service logs in with DATABASE_URL, a superuser here as on a stock local PostgreSQL, and yet acts
  * as the runtime role: none of the ways past the append-only triggers of the audit log and the wallet
- * ledger is open to it (docs/operations.md, Database roles). On its own database: it deletes an account.
+ * ledger is open to it (docs/operations.md, Database roles).
  */
 describe('database roles', () => {
-  let database: IsolatedDatabase;
   let t: TestApp;
   let service: DataSource;
   let superuser: DataSource;
   let merchant: SeededMerchant;
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase();
-    t = await startTestApp({ env: { DATABASE_URL: database.url } });
+    t = await startTestApp();
     service = t.app.get(DataSource);
-    superuser = await adminDataSource(database.url, { superuser: true });
+    superuser = await adminDataSource(process.env.DATABASE_URL!, { superuser: true });
     merchant = await seedMerchant(t);
     await fund(t, merchant, 5_000);
   });
   afterAll(async () => {
     await superuser?.destroy();
     await t.close();
-    await database.drop();
   });
 
   /** What the merchant's audit entries and ledger rows are, read past any role. */
@@ -171,7 +167,7 @@ describe('database roles', () => {
     await inServiceSession(async (runner) => {
       await expect(runner.query(`DELETE FROM accounts WHERE id = $1`, [gone.accountId])).rejects.toThrow(/permission denied for table accounts/);
     });
-    const owner = await adminDataSource(database.url);
+    const owner = await adminDataSource(process.env.DATABASE_URL!);
     try {
       await owner.query(`DELETE FROM accounts WHERE id = $1`, [gone.accountId]);
     } finally {

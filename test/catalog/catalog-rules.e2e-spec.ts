@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
 import { CATALOG_CHANGED_CHANNEL, CatalogRulesService } from '@app/catalog';
 import { PgNotifications } from '@app/core';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { connect, registerApp } from '../support/oauth';
 import { eventually } from '../support/processes';
 import { RecipientClient, splittablePair, tokenOf } from '../support/redemption';
@@ -12,20 +11,15 @@ const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const brandKeys = (body: { brands: { brandKey: string }[] }) => body.brands.map((b) => b.brandKey);
 
-/** On its own database: a change of rules moves the catalog revision (and every ETag) other suites read. */
 describe('catalog rules', () => {
-  let database: IsolatedDatabase;
   let t: TestApp;
   let second: TestApp;
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase();
-    const env = { DATABASE_URL: database.url };
-    [t, second] = await Promise.all([startTestApp({ env }), startTestApp({ env })]);
+    [t, second] = await Promise.all([startTestApp(), startTestApp()]);
   });
   afterAll(async () => {
     await Promise.all([t.close(), second.close()]);
-    await database.drop();
   });
 
   const rulesOf = async (merchant: SeededMerchant) => (await t.api.as(merchant.readKey).get('/v1/account/catalog-rules')).body.catalogRules;

@@ -4,7 +4,6 @@ import { PgNotifications, Sweepers } from '@app/core';
 import { SANDBOX_CATALOG } from '../../libs/catalog/src/supplier/sandbox-catalog';
 import { ApiClient } from '../support/api-client';
 import { eventually } from '../support/processes';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /** A supplier whose catalog the test edits; card issuance is not part of the sync. */
@@ -24,9 +23,7 @@ class EditableCatalogSupplier implements GiftCardSupplier {
 
 const AMAZON_25 = 'U356303';
 
-/** Runs on its own database: these tests change the catalog that other suites read. */
 describe('catalog sync', () => {
-  let db: IsolatedDatabase;
   let t: TestApp;
   let worker: TestWorker;
   let api: ApiClient;
@@ -35,8 +32,7 @@ describe('catalog sync', () => {
   let catalog: CatalogService;
 
   beforeAll(async () => {
-    db = await createIsolatedDatabase();
-    t = await startTestApp({ env: { DATABASE_URL: db.url } });
+    t = await startTestApp();
     worker = await startTestWorker(t);
     api = t.api.as((await seedMerchant(t)).readKey);
     supplier = new EditableCatalogSupplier();
@@ -46,7 +42,6 @@ describe('catalog sync', () => {
   afterAll(async () => {
     await worker?.close();
     await t?.close();
-    await db?.drop();
   });
   beforeEach(async () => {
     // Each test starts from the sandbox catalog the app synced at start.

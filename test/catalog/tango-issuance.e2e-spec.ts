@@ -1,8 +1,9 @@
 import { DataSource } from 'typeorm';
 import { CatalogSyncService, externalRefIdOf } from '@app/catalog';
+import { CARD_ISSUANCE_QUEUE } from '@app/core';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { eventually } from '../support/processes';
+import { promoteDelayedJob } from '../support/queues';
 import { fixedReward, fund } from '../support/rewards';
 import { TANGO_DOUBLE_CREDENTIALS, TangoDouble, defaultTangoCatalog } from '../support/tango-double';
 import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
@@ -10,21 +11,19 @@ import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, T
 /**
  * The service with SUPPLIER=tango, API and worker side, against the local double of Tango's RaaS API:
  * the catalog synced from it into our tables, and FIXED cards issued, refused, and retried through it
- * (docs/suppliers.md). Runs on its own database: its catalog is Tango's, not the sandbox's.
+ * (docs/suppliers.md).
  */
 describe('SUPPLIER=tango end to end', () => {
-  let db: IsolatedDatabase;
   let double: TangoDouble;
   let t: TestApp;
   let worker: TestWorker;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    db = await createIsolatedDatabase();
     double = new TangoDouble();
     const baseUrl = await double.start();
     t = await startTestApp({
-      env: { DATABASE_URL: db.url, SUPPLIER: 'tango', TANGO_BASE_URL: baseUrl, SUPPLIER_TIMEOUT_MS: '500', ...TANGO_DOUBLE_CREDENTIALS },
+      env: { SUPPLIER: 'tango', TANGO_BASE_URL: baseUrl, SUPPLIER_TIMEOUT_MS: '500', ...TANGO_DOUBLE_CREDENTIALS },
     });
     worker = await startTestWorker(t);
     dataSource = t.app.get(DataSource);
@@ -33,7 +32,6 @@ describe('SUPPLIER=tango end to end', () => {
     await worker?.close();
     await t?.close();
     await double?.stop();
-    await db?.drop();
   });
   afterEach(() => {
     double.brands = defaultTangoCatalog();
@@ -55,6 +53,8 @@ describe('SUPPLIER=tango end to end', () => {
       return reward.issuedCards[0].status === status ? reward : undefined;
     }, 30_000);
   const wallet = async (m: SeededMerchant) => (await t.api.as(m.key).get('/v1/wallet')).body.wallet;
+  /** The issuance job's retry, waiting out its backoff (2 s), made due now rather than waited for. */
+  const retryNow = (cardId: string) => promoteDelayedJob(worker.app, CARD_ISSUANCE_QUEUE, (job) => job.data.cardId === cardId);
 
   it("syncs Tango's catalog into our tables at start: orderable items active, the rest left out or deactivated", async () => {
     const items = await dataSource.query(`SELECT utid, brand_key, currency_code, value_type, face_value::text, min_value::text, max_value::text, active FROM catalog_items ORDER BY utid`);
@@ -123,6 +123,7 @@ describe('SUPPLIER=tango end to end', () => {
     const m = await merchant(10_000);
     double.failNext(1, { kind: 'hang', afterOrder: true });
     const { rewardId, cardId } = await send(m, 'U100025', 2_500);
+    await retryNow(cardId);
     const reward = await settledCard(m, rewardId, 'ISSUED');
     // After a timeout the order may exist: it is asked about, never placed blind a second time.
     expect(double.lookupsOf(externalRefIdOf(cardId)).length).toBeGreaterThanOrEqual(1);
@@ -139,6 +140,7 @@ describe('SUPPLIER=tango end to end', () => {
     const m = await merchant(10_000);
     double.failNext(1, { kind: 'status', status: 503, retryAfter: '1' });
     const { rewardId, cardId } = await send(m, 'U666425', 1_234);
+    await retryNow(cardId);
     await settledCard(m, rewardId, 'ISSUED');
     expect(double.orderRequests().filter((r) => (r.body as any).externalRefID === externalRefIdOf(cardId)).length).toBeGreaterThanOrEqual(2);
     expect(double.ordersFor(externalRefIdOf(cardId))).toHaveLength(1);

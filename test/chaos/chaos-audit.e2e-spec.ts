@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { catalogPicks, choiceReward, fixedReward, fund, recipient } from '../support/rewards';
 import { adminDataSource } from '../support/database-admin';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 // The chaos run's SQL audit (scripts/chaos/audit.js, plain JavaScript run by `npm run chaos`).
 const audit = require('../../scripts/chaos/audit');
@@ -20,7 +20,7 @@ describe('the chaos audit', () => {
   let choiceId: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: await isolatedDatabase() });
+    t = await startTestApp();
     dataSource = t.app.get(DataSource);
     db = new audit.Db(t.config.databaseUrl);
     m = await seedMerchant(t);

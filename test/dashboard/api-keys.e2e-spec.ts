@@ -6,15 +6,14 @@ import { addMember, signedIn } from '../support/dashboard';
 import { eventually } from '../support/processes';
 import { connect, registerApp } from '../support/oauth';
 import { choiceReward, fund } from '../support/rewards';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 describe('Dashboard: API keys and connected apps', () => {
   // Two apps on one database, as two API processes.
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    const env = { ...(await isolatedDatabase()) };
-    [a, b] = await Promise.all([startTestApp({ env }), startTestApp({ env })]);
+    [a, b] = await Promise.all([startTestApp(), startTestApp()]);
   });
   afterAll(async () => {
     await Promise.all([a.close(), b.close()]);

@@ -11,7 +11,7 @@ import { eventually } from '../support/processes';
 import { catalogPicks, CatalogPicks, fund } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
 import { clockOverride, TestClock } from '../support/test-clock';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** The navigation of the dashboard, in order, as people (and outside tests) find it. */
@@ -76,8 +76,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
   const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 
   beforeAll(async () => {
-    const database = await isolatedDatabase();
-    t = await startTestApp({ env: { ...database, SMTP_URL: await smtp.start() }, overrides: [clockOverride(clock)] });
+    t = await startTestApp({ env: { SMTP_URL: await smtp.start() }, overrides: [clockOverride(clock)] });
     worker = await startTestWorker(t);
     await receiver.start();
     m = await seedMerchant(t, { name: 'Acme Inc' });

@@ -80,7 +80,7 @@ describe('authentication and scopes', () => {
   });
 
   describe('credentials are kept in memory briefly, and revocation still ends them at once', () => {
-    // Its own database: its listener is the only one there, and cutting it off touches no other suite.
+    // A second database: its listener is the only one there, and cutting it off touches no other app of this file.
     let t: TestApp;
     beforeAll(async () => {
       t = await startTestApp({ env: await isolatedDatabase() });

@@ -3,7 +3,7 @@ import { ApiKeyService, MerchantService } from '@app/account';
 import { OAuthClientService } from '@app/oauth';
 import { RecipientClient, tokenOf } from '../support/redemption';
 import { choiceReward, countRows, fund, recipient } from '../support/rewards';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * C0 control characters and DEL (docs/errors.md, Control characters): refused with a 400 naming the
@@ -15,8 +15,8 @@ describe('control characters in input', () => {
   let m: SeededMerchant;
 
   beforeAll(async () => {
-    // A database of its own, where no worker runs: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
-    t = await startTestApp({ env: await isolatedDatabase() });
+    // No worker runs in this file: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp();
     m = await seedMerchant(t);
     await fund(t, m, 100_000);
   });

@@ -3,7 +3,6 @@ import { DataSource } from 'typeorm';
 import { newKeyRingEntry } from '@app/core';
 import { signWebhook } from '@app/webhooks';
 import { DashboardClient } from '../support/dashboard-client';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { eventually, runBuilt } from '../support/processes';
 import { RecipientClient, tokenOf } from '../support/redemption';
 import { catalogPicks, choiceReward, fixedReward, fund } from '../support/rewards';
@@ -32,23 +31,20 @@ describe('encryption:rotate', () => {
   const oldKey = newKeyRingEntry('old');
   const newKey = newKeyRingEntry('new');
   const receiver = new WebhookReceiver();
-  let db: IsolatedDatabase;
 
   beforeAll(async () => {
-    db = await createIsolatedDatabase();
     await receiver.start();
   });
   afterAll(async () => {
     await receiver.close();
-    await db?.drop();
   });
 
   const start = async (keys: string) => {
-    const t = await startTestApp({ env: { DATABASE_URL: db.url, ENCRYPTION_KEYS: keys } });
+    const t = await startTestApp({ env: { ENCRYPTION_KEYS: keys } });
     return { t, worker: await startTestWorker(t) };
   };
   const rotate = async (keys: string) => {
-    const run = await runBuilt('cli', ['encryption:rotate', '--batch-size', '2'], { DATABASE_URL: db.url, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-rotate`, ENCRYPTION_KEYS: keys });
+    const run = await runBuilt('cli', ['encryption:rotate', '--batch-size', '2'], { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-rotate`, ENCRYPTION_KEYS: keys });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
@@ -92,7 +88,7 @@ describe('encryption:rotate', () => {
       await worker.close();
       await t.close();
     }
-    const dataSource = new DataSource({ type: 'postgres', url: db.url });
+    const dataSource = new DataSource({ type: 'postgres', url: process.env.DATABASE_URL! });
     await dataSource.initialize();
     try {
       // 2 cards, 2 links, 2 webhook secrets, 1 TOTP secret, 2 idempotent responses

@@ -1,6 +1,5 @@
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { entityFromRow, entityRow, Statement } from '@app/core';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 
 /** A column name with a backslash: pasted as it is into the mapper's generated code, its `\n` would read as a line break. */
 const LABEL_COLUMN = 'label\\name';
@@ -37,12 +36,10 @@ class PricedThing {
  * still decide what is stored, or such a write would store something else than TypeORM's own.
  */
 describe('entityRow', () => {
-  let db: IsolatedDatabase;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    db = await createIsolatedDatabase();
-    dataSource = await new DataSource({ type: 'postgres', url: db.url, entities: [PricedThing] }).initialize();
+    dataSource = await new DataSource({ type: 'postgres', url: process.env.DATABASE_URL!, entities: [PricedThing] }).initialize();
     await dataSource.query(
       `CREATE TABLE priced_things (seq bigint GENERATED ALWAYS AS IDENTITY, id text PRIMARY KEY, price_cents bigint NOT NULL, note text, seen_at timestamptz,
                                    "${LABEL_COLUMN}" text)`,
@@ -50,7 +47,6 @@ describe('entityRow', () => {
   });
   afterAll(async () => {
     await dataSource?.destroy();
-    await db?.drop();
   });
 
   it('applies column transformers, leaves out what TypeORM never inserts, and keeps explicit nulls', () => {

@@ -1,7 +1,7 @@
 import { sharedContract } from '../support/contract';
 import { registerApp } from '../support/oauth';
 import { choiceReward, fund } from '../support/rewards';
-import { isolatedDatabase, seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
+import { seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The statuses and headers a generated client or a validating proxy relies on: each answer here is
@@ -12,8 +12,8 @@ describe('HTTP statuses and headers of the contract', () => {
   let merchant: SeededMerchant;
 
   beforeAll(async () => {
-    // A database of its own, where no worker runs: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
-    t = await startTestApp({ env: await isolatedDatabase() });
+    // No worker runs in this file: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp();
     merchant = await seedMerchant(t);
   });
   afterAll(() => t.close());

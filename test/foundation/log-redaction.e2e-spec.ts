@@ -1,7 +1,7 @@
 import { choiceReward, fund } from '../support/rewards';
 import { adminDataSource } from '../support/database-admin';
 import { captureLogLines } from '../support/log-capture';
-import { isolatedDatabase, seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
+import { seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Logs never carry what a failed statement was given: a statement refused by the database is logged
@@ -14,8 +14,7 @@ describe('log redaction of failed database statements', () => {
   const captured = captureLogLines();
 
   beforeAll(async () => {
-    // A database of its own: the triggers below refuse every new reward and webhook endpoint.
-    t = await startTestApp({ env: { ...(await isolatedDatabase()), LOG_LEVEL: 'warn' } });
+    t = await startTestApp({ env: { LOG_LEVEL: 'warn' } });
     merchant = await seedMerchant(t);
     await fund(t, merchant, 100_000);
     // As the owner role: the service's own role may create no trigger.

@@ -4,7 +4,7 @@ import { loadConfig } from '@app/core';
 import { WorkerAppModule } from '../../apps/worker/src/worker-app.module';
 import { eventually } from '../support/processes';
 import { catalogPicks, fixedReward, fund } from '../support/rewards';
-import { freePort, isolatedDatabase, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { freePort, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** The value of one series in Prometheus text, or undefined when it is absent. */
@@ -24,8 +24,8 @@ describe('GET /metrics', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    // The worker side in this process too, on a database of its own (the relay reads all events).
-    t = await startTestApp({ env: await isolatedDatabase() });
+    // The worker side in this process too.
+    t = await startTestApp();
     workers = await startTestWorker(t);
   });
   afterAll(async () => {
@@ -102,7 +102,7 @@ describe('worker metrics on METRICS_PORT', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    const config = loadConfig({ ...process.env, ...(await isolatedDatabase()), METRICS_PORT: String(port), METRICS_TOKEN: 'worker-metrics' });
+    const config = loadConfig({ ...process.env, METRICS_PORT: String(port), METRICS_TOKEN: 'worker-metrics' });
     worker = await NestFactory.createApplicationContext(WorkerAppModule.register(config), { logger: false });
     await worker.init();
   });

@@ -5,7 +5,7 @@ import { eventually } from '../support/processes';
 import { RecipientClient, tokenOf } from '../support/redemption';
 import { choiceReward, fund, recipient } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /** Not a speed target: a request that waits on an absent Redis waits until it returns, which here is never. */
 const HANG_BOUND_MS = 10_000;
@@ -35,7 +35,7 @@ describe('Redis unreachable', () => {
   beforeAll(async () => {
     await redis.start();
     t = await startTestApp({
-      env: { ...(await isolatedDatabase()), REDIS_URL: redis.url, SMTP_URL: await smtp.start(), RATE_LIMIT_PER_MINUTE: '20' },
+      env: { REDIS_URL: redis.url, SMTP_URL: await smtp.start(), RATE_LIMIT_PER_MINUTE: '20' },
     });
     worker = await startTestWorker(t);
     merchant = await seedMerchant(t);

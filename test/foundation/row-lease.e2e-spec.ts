@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { HeldLease, LeaseHeartbeat, queryRows, RowLease, Statement } from '@app/core';
 import { adminDataSource } from '../support/database-admin';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 
 /**
  * The row lease (libs/core/src/database/row-lease.ts; docs/operations.md, Leases) on a table of its
@@ -11,7 +10,6 @@ import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-da
  * "run out" here by moving their column into the past, never by waiting.
  */
 describe('row lease', () => {
-  let database: IsolatedDatabase;
   let db: DataSource;
 
   // Like mail_jobs: the column says when the lease runs out. Like webhook_deliveries, `due` moves with it.
@@ -53,15 +51,14 @@ describe('row lease', () => {
     db.query(`UPDATE lease_probe SET leased_until = clock_timestamp() - interval '1 millisecond', taken_at = clock_timestamp() - interval '15001 milliseconds' WHERE id = $1 AND (leased_until IS NOT NULL OR taken_at IS NOT NULL)`, [id]);
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase();
-    db = await adminDataSource(database.url);
+    // The file's own database (docs/testing.md, A database per test file): the probe table is this file's.
+    db = await adminDataSource(process.env.DATABASE_URL!);
     await db.query(`CREATE TABLE lease_probe (
       id text PRIMARY KEY, status text NOT NULL DEFAULT 'PENDING', attempts int NOT NULL DEFAULT 0,
       leased_until timestamptz, taken_at timestamptz, due_at timestamptz NOT NULL DEFAULT clock_timestamp(), note text)`);
   });
   afterAll(async () => {
     await db?.destroy();
-    await database?.drop();
   });
   beforeEach(() => db.query(`TRUNCATE lease_probe`));
 

@@ -3,7 +3,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
-import { createIsolatedDatabase, IsolatedDatabase } from '../support/isolated-database';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const SCHEMA_DUMP = join(__dirname, 'schema.sql');
@@ -17,19 +16,16 @@ const SCHEMA_DUMP = join(__dirname, 'schema.sql');
  */
 describe('database schema', () => {
   let t: TestApp;
-  let database: IsolatedDatabase;
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase();
-    t = await startTestApp({ env: { DATABASE_URL: database.url } });
+    t = await startTestApp();
   });
   afterAll(async () => {
     await t.close();
-    await database.drop();
   });
 
   it('a database the service migrates dumps exactly as test/foundation/schema.sql', async () => {
-    const dumped = await schemaDump(database.url);
+    const dumped = await schemaDump(process.env.DATABASE_URL!);
     if (process.env.UPDATE_SCHEMA_DUMP) writeFileSync(SCHEMA_DUMP, dumped);
     expect(dumped).toBe(readFileSync(SCHEMA_DUMP, 'utf8'));
   });

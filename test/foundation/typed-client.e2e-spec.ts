@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRewardsClient, RewardsClient } from '../../clients/typescript';
 import { sharedContract } from '../support/contract';
-import { isolatedDatabase, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The generated TypeScript client (clients/typescript, from openapi.yaml) drives a happy path
@@ -16,8 +16,8 @@ describe('generated TypeScript client', () => {
   let client: RewardsClient;
 
   beforeAll(async () => {
-    // A database of its own: its webhook endpoint names a public host, which no other file's worker may try to reach.
-    t = await startTestApp({ env: await isolatedDatabase() });
+    // No worker runs in this file: its webhook endpoint names a public host, never to be reached (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp();
     const merchant = await seedMerchant(t);
     const checkedFetch = async (request: Request): Promise<Response> => {
       const response = await fetch(request);

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { RecipientClient, tokenOf } from '../support/redemption';
 import { MAX_JSON_DEPTH } from '@app/core';
 import { choiceReward, countRows, fund, recipient } from '../support/rewards';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /** Input PostgreSQL or the validator cannot take: a clear 400 in the error shape, never a 500, and nothing written. */
 describe('unsafe input: NUL characters and deep JSON', () => {
@@ -10,8 +10,8 @@ describe('unsafe input: NUL characters and deep JSON', () => {
   let m: SeededMerchant;
 
   beforeAll(async () => {
-    // A database of its own, where no worker runs: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
-    t = await startTestApp({ env: await isolatedDatabase() });
+    // No worker runs in this file: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp();
     m = await seedMerchant(t);
     await fund(t, m, 100_000);
   });

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { OPENAPI_PATH } from '../support/contract';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { choiceReward, fund } from '../support/rewards';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Property-based fuzzing of every /v1 operation of openapi.yaml, and of the recipient's JSON API:
@@ -224,8 +224,8 @@ describe('API fuzzing (fast-check over openapi.yaml)', () => {
 
   beforeAll(async () => {
     // The rate limits are tested elsewhere; here they would only turn the run into 429s.
-    // A database of its own, where no worker runs: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
-    t = await startTestApp({ env: { ...(await isolatedDatabase()), RATE_LIMIT_PER_MINUTE: '1000000', REDEMPTION_RATE_LIMIT_PER_MINUTE: '1000000' } });
+    // No worker runs in this file: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000000', REDEMPTION_RATE_LIMIT_PER_MINUTE: '1000000' } });
     m = await seedMerchant(t);
     await fund(t, m, 1_000_000);
     const reward = await t.api.as(m.key).post('/v1/rewards', choiceReward(5_000));

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { catalogPicks, CatalogPicks, countRows, fixedReward, fund } from '../support/rewards';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * A single send checks the request against the catalog held in memory and writes only if that
@@ -15,8 +15,7 @@ describe('sending while the catalog changes under the app', () => {
   let picks: CatalogPicks;
 
   beforeAll(async () => {
-    // Its own database: the catalog is changed by hand here, as another process's sync would.
-    t = await startTestApp({ env: await isolatedDatabase() });
+    t = await startTestApp();
     dataSource = t.app.get(DataSource);
     merchant = await seedMerchant(t);
     await fund(t, merchant, 1_000_000);

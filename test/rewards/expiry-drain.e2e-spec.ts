@@ -3,7 +3,7 @@ import { RewardBackgroundJobs } from '@app/rewards';
 import { adminDataSource } from '../support/database-admin';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { choiceReward, countRows, fund } from '../support/rewards';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /**
  * The expiry drain at scale (docs/rewards.md, Expiry): many rewards of one merchant due at once are
@@ -16,8 +16,7 @@ describe('expiry drain: many due rewards of one merchant, several sweepers, send
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    // A database of its own: the test counts wallet updates with a trigger of its own.
-    t = await startTestApp({ env: await isolatedDatabase() });
+    t = await startTestApp();
     workers = [await startTestWorker(t), await startTestWorker(t)];
     dataSource = t.app.get(DataSource);
   });

@@ -195,8 +195,8 @@ describe('card issuance survives a dying worker', () => {
     }
     // One supplier order per issued card, none for a refused one, and no order ever asked for again
     // with a reference that had one (recovery looked it up instead).
-    // The workers' sweeper scans the whole shared test database, so they may also issue other suites'
-    // pending cards into this order book: only this merchant's cards are counted.
+    // The earlier tests of this file issued cards into the same order book (the app's queue prefix):
+    // only this merchant's cards are counted.
     const ours = new Set(cards.map((c) => c.id));
     const orders = await redis.hgetall(ordersKey);
     for (const card of cards) expect([card.id, card.status, card.id in orders]).toEqual([card.id, card.status, card.status === 'ISSUED']);

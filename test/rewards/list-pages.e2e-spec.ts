@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { choiceReward, fund } from '../support/rewards';
 import { adminDataSource } from '../support/database-admin';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 const STATUSES = ['SENT', 'CANCELED', 'EXPIRED'];
 
@@ -55,7 +55,7 @@ describe('list pages and cursors', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { ...(await isolatedDatabase()), RATE_LIMIT_PER_MINUTE: '100000' } });
+    t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
     dataSource = t.app.get(DataSource);
     m = await seedMerchant(t);
     other = await seedMerchant(t);

@@ -7,7 +7,8 @@ import { prepareInfrastructure } from '../../libs/core/src/database/prepare';
 
 /**
  * One fresh database and one Redis key prefix per test run, so runs never collide and nothing
- * from an earlier run is seen. Workers inherit these variables.
+ * from an earlier run is seen. Workers inherit these variables. The run's database is migrated here
+ * and then only copied: each e2e file runs on a copy of its own (test/support/file-database.js).
  */
 export default async function globalSetup(): Promise<void> {
   const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -24,4 +25,5 @@ export default async function globalSetup(): Promise<void> {
   // One key ring for the run, shared by the in-process apps and the built processes tests spawn (docs/secrets.md).
   process.env.ENCRYPTION_KEYS ??= `test${run}:${randomBytes(32).toString('base64')}`;
   await prepareInfrastructure(loadConfig());
+  process.env.TEST_TEMPLATE_DATABASE_URL = base.toString();
 }

@@ -4,11 +4,13 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { Logger } from 'nestjs-pino';
 import { ApiKeyService, MerchantService } from '@app/account';
-import { AppConfig, loadConfig, prepareInfrastructure, randomToken } from '@app/core';
+import { AppConfig, loadConfig, randomToken } from '@app/core';
 import { ApiModule } from '../../apps/api/src/api.module';
 import { API_APP_OPTIONS, configureApp } from '../../apps/api/src/configure-app';
 import { WorkerAppModule } from '../../apps/worker/src/worker-app.module';
 import { ApiClient } from './api-client';
+// Plain JavaScript, shared with the Jest environment that gives each file its database.
+const fileDatabase = require('./file-database') as { copyTemplate(label: string): Promise<string> };
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -82,8 +84,9 @@ export interface TestWorker {
  * The worker side of `testApp`, composed as the worker process composes it (WorkerAppModule): queue
  * processors, the sweepers and expiry, the outbox relay and webhook deliveries, on the same
  * configuration, database and queue prefix (unless `queuePrefix` gives it queues of its own), with
- * the same provider overrides. The relay fans out every undispatched event of its database, so a
- * suite whose assertions depend on which events are delivered runs on isolatedDatabase().
+ * the same provider overrides. Its sweeps and its relay read the whole database, which is the test
+ * file's own (docs/testing.md, "A database per test file"): they see what this file wrote, and
+ * nothing of another file.
  */
 export async function startTestWorker(
   testApp: Pick<TestApp, 'config' | 'overrides'>,
@@ -99,15 +102,13 @@ export async function startTestWorker(
 }
 
 /**
- * A database of its own, migrated, for suites whose apps must not see other suites' events (every
- * worker side runs the outbox relay over its whole database). Dropped by the global teardown.
+ * A second database for the file, migrated (a copy of the run's template, as the file's own is), for a
+ * file whose apps must not share one (e.g. one set of apps with a trigger that refuses every reward,
+ * another without). Every e2e file already runs on a database of its own (docs/testing.md, "A database
+ * per test file"). Dropped by the global teardown.
  */
 export async function isolatedDatabase(): Promise<{ DATABASE_URL: string }> {
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `${url.pathname}_${randomToken(4).toLowerCase()}`;
-  const env = { DATABASE_URL: url.toString() };
-  await prepareInfrastructure(loadConfig({ ...process.env, ...env }));
-  return env;
+  return { DATABASE_URL: await fileDatabase.copyTemplate(expect.getState().testPath ?? 'isolated') };
 }
 
 export interface SeededMerchant {

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { adminDataSource } from '../support/database-admin';
 import { eventually } from '../support/processes';
 import { choiceReward, fund } from '../support/rewards';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -22,11 +22,10 @@ describe('backlog of a recovered receiver', () => {
 
   beforeAll(async () => {
     await receiver.start();
-    const database = await isolatedDatabase();
-    t = await startTestApp({ env: { ...database, WEBHOOK_RETRY_BASE_MS: '600000', WEBHOOK_TIMEOUT_MS: '5000' } });
+    t = await startTestApp({ env: { WEBHOOK_RETRY_BASE_MS: '600000', WEBHOOK_TIMEOUT_MS: '5000' } });
     worker = await startTestWorker(t);
     db = t.app.get(DataSource);
-    superuser = await adminDataSource(database.DATABASE_URL, { superuser: true });
+    superuser = await adminDataSource(t.config.databaseUrl, { superuser: true });
     merchant = await seedMerchant(t);
     await fund(t, merchant, 100_000);
   });

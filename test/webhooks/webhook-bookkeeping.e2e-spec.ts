@@ -3,7 +3,7 @@ import { WEBHOOK_BOOKKEEPING_DB, WebhookRelay } from '@app/webhooks';
 import { AttemptRecorder } from '../../libs/webhooks/src/delivery/attempt-recorder';
 import { DeliveryLeases } from '../../libs/webhooks/src/delivery/delivery-leases';
 import { DeliverySweep } from '../../libs/webhooks/src/delivery/delivery-sweep';
-import { isolatedDatabase, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /**
  * The webhook pipeline's bookkeeping (fan-out, claims, attempt records) commits without waiting for
@@ -14,7 +14,7 @@ describe('webhook bookkeeping connections', () => {
   let worker: TestWorker;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: await isolatedDatabase() });
+    t = await startTestApp();
     worker = await startTestWorker(t);
   });
   afterAll(async () => {

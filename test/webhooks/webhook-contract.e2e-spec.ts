@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '@app/core';
 import { Contract, OPENAPI_PATH } from '../support/contract';
 import { eventually } from '../support/processes';
 import { catalogPicks, fixedReward, fund } from '../support/rewards';
-import { isolatedDatabase, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -40,7 +40,7 @@ describe('webhook payloads in the contract', () => {
 
     beforeAll(async () => {
       receiver = await new WebhookReceiver().start();
-      t = await startTestApp({ env: { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' } });
+      t = await startTestApp({ env: { WEBHOOK_RETRY_BASE_MS: '50' } });
       workers = await startTestWorker(t);
     });
     afterAll(async () => {

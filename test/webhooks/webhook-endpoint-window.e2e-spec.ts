@@ -1,5 +1,5 @@
 import { eventually } from '../support/processes';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -17,7 +17,7 @@ describe('webhook endpoint paused or deleted while events are emitted', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    t = await startTestApp({ env: { ...(await isolatedDatabase()), RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_RETRY_BASE_MS: '50' } });
+    t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_RETRY_BASE_MS: '50' } });
     worker = await startTestWorker(t);
     merchant = await seedMerchant(t);
   });

@@ -1,4 +1,4 @@
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 describe('webhook endpoints API', () => {
   let t: TestApp;
@@ -6,8 +6,8 @@ describe('webhook endpoints API', () => {
   let other: SeededMerchant;
 
   beforeAll(async () => {
-    // A database of its own, where no worker runs: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
-    t = await startTestApp({ env: await isolatedDatabase() });
+    // No worker runs in this file: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp();
     [merchant, other] = await Promise.all([seedMerchant(t), seedMerchant(t)]);
   });
   afterAll(() => t.close());

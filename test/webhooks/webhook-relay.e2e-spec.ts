@@ -17,7 +17,7 @@ describe('webhook relay with several workers', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    const env = { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' };
+    const env = { WEBHOOK_RETRY_BASE_MS: '50' };
     a = await startTestApp({ env });
     b = await startTestApp({ env: { ...env, QUEUE_PREFIX: a.config.queuePrefix } });
     aWorker = await startTestWorker(a);
@@ -87,6 +87,7 @@ describe('API-only process and a worker started later', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
+    // A second database: the count of undispatched events below is of this describe's alone.
     env = { ...(await isolatedDatabase()), WEBHOOK_RETRY_BASE_MS: '50' };
     api = await startTestApp({ env });
   });

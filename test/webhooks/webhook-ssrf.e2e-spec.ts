@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { WEBHOOK_DNS_RESOLVER } from '@app/webhooks';
 import { FakeDns } from '../support/fake-dns';
 import { eventually } from '../support/processes';
-import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /** As in production: WEBHOOK_ALLOW_PRIVATE_TARGETS=false. */
 describe('webhook SSRF guard', () => {
@@ -14,7 +14,7 @@ describe('webhook SSRF guard', () => {
 
   beforeAll(async () => {
     t = await startTestApp({
-      env: { ...(await isolatedDatabase()), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_MAX_ATTEMPTS: '2' },
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_MAX_ATTEMPTS: '2' },
       overrides: [{ provide: WEBHOOK_DNS_RESOLVER, useValue: dns }],
     });
     worker = await startTestWorker(t);

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Logger } from '@nestjs/common';
 import { AppConfig, RedisClient } from '@app/core';
-import { TcpProxy } from '../../../test/support/tcp-proxy';
-import { RateLimiter, rateLimitFallbacks } from './rate-limiter.service';
+import { TcpProxy } from '../support/tcp-proxy';
+import { RateLimiter, rateLimitFallbacks } from '../../libs/auth/src/rate-limiter.service';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
