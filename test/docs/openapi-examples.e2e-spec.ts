@@ -41,6 +41,7 @@ const ORDER = [
   'createRewardsBulk',
   'listRewards',
   'getReward',
+  'getRewardLedger',
   'resendReward',
   'cancelReward',
   'getCatalogRules',
