@@ -1742,6 +1742,20 @@ CREATE INDEX reward_events_reward_idx ON public.reward_events USING btree (rewar
 
 
 --
+-- Name: rewards_account_campaign_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_account_campaign_idx ON public.rewards USING btree (account_id, campaign, seq DESC) WHERE (campaign IS NOT NULL);
+
+
+--
+-- Name: rewards_account_created_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_account_created_idx ON public.rewards USING btree (account_id, created_at) INCLUDE (status, type, currency, campaign);
+
+
+--
 -- Name: rewards_account_external_id_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
@@ -1805,10 +1819,24 @@ CREATE UNIQUE INDEX users_email_key ON public.users USING btree (email);
 
 
 --
+-- Name: wallet_transactions_account_created_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX wallet_transactions_account_created_idx ON public.wallet_transactions USING btree (account_id, created_at) INCLUDE (kind, currency);
+
+
+--
 -- Name: wallet_transactions_account_currency_seq_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
 CREATE INDEX wallet_transactions_account_currency_seq_idx ON public.wallet_transactions USING btree (account_id, currency, seq DESC);
+
+
+--
+-- Name: wallet_transactions_account_related_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX wallet_transactions_account_related_idx ON public.wallet_transactions USING btree (account_id, related_id, seq);
 
 
 --
