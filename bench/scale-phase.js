@@ -30,7 +30,8 @@ function serviceKeyRing() {
 
 /**
  * `count` rewards for `accountId` in chunks of generate_series: statuses SENT, REDEEMED (with an
- * ISSUED card), CANCELED and EXPIRED in turn; external ids unique (`order-<n>`), as order numbers are.
+ * ISSUED card), CANCELED and EXPIRED in turn; external ids unique (`order-<n>`), as order numbers are; ten
+ * campaigns in turn; one reward a second, the newest just before the seed ran.
  */
 async function seedRewards(db, accountId, tag, count) {
   const started = Date.now();
@@ -39,10 +40,11 @@ async function seedRewards(db, accountId, tag, count) {
     const to = Math.min(count, from + CHUNK - 1);
     await db.query(
       `INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email,
-                            recipient_first_name, source, external_id, brand_name, reward_name, redeemed_at, created_at)
+                            recipient_first_name, source, external_id, brand_name, reward_name, redeemed_at, created_at, campaign)
        SELECT 'rw_' || $2 || lpad(g::text, 8, '0'), $1, 'CHOICE', s.status, 5000, CASE WHEN s.status = 'SENT' THEN 5000 ELSE 0 END, 'USD',
               'recipient' || g || '@example.test', 'Recipient', 'api', 'order-' || g, 'Bench brand', 'Bench card',
-              CASE WHEN s.status = 'REDEEMED' THEN now() END, now() - make_interval(secs => $4 - g)
+              CASE WHEN s.status = 'REDEEMED' THEN now() END, now() - make_interval(secs => $4 - g),
+              'campaign-' || (g % 10)
          FROM generate_series($3::int, $4::int) AS g
          CROSS JOIN LATERAL (SELECT (ARRAY['SENT', 'REDEEMED', 'CANCELED', 'EXPIRED'])[1 + g % 4] AS status) AS s`,
       [accountId, tag, from, to],
@@ -109,12 +111,16 @@ async function scalePhase(ctx) {
   await ctx.db.query('VACUUM ANALYZE rewards, reward_cards, list_counts, list_count_changes');
 
   const deepPage = Math.min(5_000, Math.floor(BIG / 100));
+  const lastHour = new Date(Date.now() - 3_600_000).toISOString();
   const reads = [
     ['list_first_page', () => '/v1/rewards?page_size=100'],
     ['list_deep_page', (m) => `/v1/rewards?page_size=100&page=${m === big ? deepPage : Math.floor(SMALL / 100)}`],
     ['list_status_sent', () => '/v1/rewards?page_size=100&status=SENT'],
     ['list_external_id', (m) => `/v1/rewards?page_size=100&external_id=order-${m === big ? Math.floor(BIG / 2) : 500}`],
     ['overview', () => '/v1/account/overview'],
+    // The last hour's rewards of one campaign: 360 of 3,600 at a million, 100 of 1,000 (all of them that recent) at a thousand.
+    ['list_campaign_last_hour', () => `/v1/rewards?page_size=100&campaign=campaign-3&created_gte=${lastHour}`],
+    ['list_status_last_hour', () => `/v1/rewards?page_size=100&status=SENT&created_gte=${lastHour}`],
   ];
   const figures = { seededRewards: { big: BIG, small: SMALL }, deepPage, p50Ms: {} };
   for (const [name, path] of reads) {
