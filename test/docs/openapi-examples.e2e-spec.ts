@@ -27,6 +27,7 @@ const ORDER = [
   'getAccount',
   'updateBranding',
   'getAccountOverview',
+  'getAccountOverviewDaily',
   'createTopup',
   'listTopups',
   'getWallet',

@@ -126,6 +126,19 @@ export class RewardsService {
     return this.get(accountId, id);
   }
 
+  /**
+   * The face value of the rewards sent on each of the `days` UTC days ending with `today`, in each
+   * of `currencies`, oldest day first, from the kept per-day sums (docs/dashboard.md, Overview
+   * chart): one read of at most days × currencies count rows, whatever the account's volume.
+   */
+  async sentPerDay(accountId: string, currencies: string[], days: number, today: Date): Promise<{ currency: string; days: { date: string; sentCents: number }[] }[]> {
+    const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
+    const dates = Array.from({ length: days }, (_, i) => new Date(end - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+    const list = (currency: string, date: string) => `sent_cents:${currency}:${date}`;
+    const totals = await readListTotals(this.dataSource.manager, accountId, currencies.flatMap((currency) => dates.map((date) => list(currency, date))));
+    return currencies.map((currency) => ({ currency, days: dates.map((date) => ({ date, sentCents: totals[list(currency, date)] })) }));
+  }
+
   /** From the kept counts (docs/pagination.md, Totals): the same cost at a thousand rewards as at a million. */
   async stats(accountId: string): Promise<RewardStats> {
     const open = OPEN_REWARD_STATUSES.map((status) => `rewards:${status}`);
