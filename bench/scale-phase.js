@@ -101,6 +101,27 @@ async function timedPair(big, small) {
   return { big: stats(ms.big), small: stats(ms.small) };
 }
 
+/**
+ * Execution time of the chart's one query (the kept per-day sums of 90 days, as
+ * RewardsService.sentPerDay reads them through readListTotals), by EXPLAIN ANALYZE: median of 5.
+ */
+async function dailyQueryMs(db, accountId) {
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  const lists = Array.from({ length: 90 }, (_, i) => `sent_cents:USD:${new Date(today - i * 86_400_000).toISOString().slice(0, 10)}`);
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const { rows } = await db.query(
+      `EXPLAIN (ANALYZE, FORMAT JSON) SELECT list, sum(n) AS n FROM (
+         SELECT list, n FROM list_counts WHERE account_id = $1 AND list = ANY($2) AND level = 0
+         UNION ALL
+         SELECT list, n FROM list_count_changes WHERE account_id = $1 AND list = ANY($2)) AS counted GROUP BY list`,
+      [accountId, lists],
+    );
+    times.push(rows[0]['QUERY PLAN'][0]['Execution Time']);
+  }
+  return round(times.sort((a, b) => a - b)[2], 2);
+}
+
 async function scalePhase(ctx) {
   const big = await merchant('Bench scale big');
   const small = await merchant('Bench scale small');
@@ -121,6 +142,8 @@ async function scalePhase(ctx) {
     // The last hour's rewards of one campaign: 360 of 3,600 at a million, 100 of 1,000 (all of them that recent) at a thousand.
     ['list_campaign_last_hour', () => `/v1/rewards?page_size=100&campaign=campaign-3&created_gte=${lastHour}`],
     ['list_status_last_hour', () => `/v1/rewards?page_size=100&status=SENT&created_gte=${lastHour}`],
+    // The Overview chart: value sent per day, 90 days (docs/dashboard.md, Overview chart).
+    ['overview_daily_90', () => '/v1/account/overview/daily?days=90'],
   ];
   const figures = { seededRewards: { big: BIG, small: SMALL }, deepPage, p50Ms: {} };
   for (const [name, path] of reads) {
@@ -128,6 +151,8 @@ async function scalePhase(ctx) {
     figures.p50Ms[name] = { big: onBig.p50, small: onSmall.p50, ratio: round(onBig.p50 / onSmall.p50, 2), bigPath: path(big) };
     log(`scale: ${name} p50 ${onBig.p50} ms (${BIG}) vs ${onSmall.p50} ms (${SMALL})`);
   }
+  figures.dailyQueryMs = await dailyQueryMs(ctx.db, big.accountId);
+  log(`scale: the chart's query (90 days, USD) ${figures.dailyQueryMs} ms by EXPLAIN ANALYZE at ${BIG} rewards`);
   figures.p50Ms.deep_vs_first_page_big = round(figures.p50Ms.list_deep_page.big / figures.p50Ms.list_first_page.big, 2);
 
   // Throughput on the big merchant: the list page of 100 against one reward by id.

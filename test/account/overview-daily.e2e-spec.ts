@@ -3,8 +3,6 @@ import { compactListCounts } from '@app/core';
 import { choiceReward, fund } from '../support/rewards';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
-const DAY = 24 * 60 * 60 * 1000;
-
 /**
  * GET /v1/account/overview/daily (docs/dashboard.md, Overview chart): the face value sent per UTC day
  * and currency over the last 30 or 90 days equals the sum over the rewards' rows, before and after the
