@@ -73,9 +73,16 @@ function buildFigures(results) {
       ['list_status_sent', 'GET /v1/rewards?page_size=100&status=SENT'],
       ['list_external_id', 'GET /v1/rewards?page_size=100&external_id=…'],
       ['overview', 'GET /v1/account/overview'],
+      ['list_campaign_last_hour', 'GET /v1/rewards?page_size=100&campaign=…&created_gte=<an hour ago>'],
+      ['list_status_last_hour', 'GET /v1/rewards?page_size=100&status=SENT&created_gte=<an hour ago>'],
+      ['overview_daily_90', 'GET /v1/account/overview/daily?days=90'],
     ]) {
       const r = sc.p50Ms[k];
+      if (!r) continue;
       f(`${label}: merchant with ${big} rewards ÷ with ${small}`, r.ratio, '× p50', { p50: r.big, target: '≤ 1.5×', met: r.ratio <= 1.5, extraNote: `${r.big} ms vs ${r.small} ms p50, one request at a time` });
+    }
+    if (sc.dailyQueryMs !== undefined) {
+      f(`Overview chart query (value sent per day, 90 days), merchant with ${big} rewards`, sc.dailyQueryMs, 'ms', { target: '< 50 ms', met: sc.dailyQueryMs < 50, extraNote: 'EXPLAIN ANALYZE execution time, median of 5' });
     }
     f(`page ${sc.deepPage} ÷ page 1, merchant with ${big} rewards`, sc.p50Ms.deep_vs_first_page_big, '× p50', { target: '≤ 1.5×', met: sc.p50Ms.deep_vs_first_page_big <= 1.5 });
     const l = P.scale_get_rewards_list_100;

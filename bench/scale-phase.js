@@ -30,7 +30,8 @@ function serviceKeyRing() {
 
 /**
  * `count` rewards for `accountId` in chunks of generate_series: statuses SENT, REDEEMED (with an
- * ISSUED card), CANCELED and EXPIRED in turn; external ids unique (`order-<n>`), as order numbers are.
+ * ISSUED card), CANCELED and EXPIRED in turn; external ids unique (`order-<n>`), as order numbers are; ten
+ * campaigns in turn; one reward a second, the newest just before the seed ran.
  */
 async function seedRewards(db, accountId, tag, count) {
   const started = Date.now();
@@ -39,10 +40,11 @@ async function seedRewards(db, accountId, tag, count) {
     const to = Math.min(count, from + CHUNK - 1);
     await db.query(
       `INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email,
-                            recipient_first_name, source, external_id, brand_name, reward_name, redeemed_at, created_at)
+                            recipient_first_name, source, external_id, brand_name, reward_name, redeemed_at, created_at, campaign)
        SELECT 'rw_' || $2 || lpad(g::text, 8, '0'), $1, 'CHOICE', s.status, 5000, CASE WHEN s.status = 'SENT' THEN 5000 ELSE 0 END, 'USD',
               'recipient' || g || '@example.test', 'Recipient', 'api', 'order-' || g, 'Bench brand', 'Bench card',
-              CASE WHEN s.status = 'REDEEMED' THEN now() END, now() - make_interval(secs => $4 - g)
+              CASE WHEN s.status = 'REDEEMED' THEN now() END, now() - make_interval(secs => $4 - g),
+              'campaign-' || (g % 10)
          FROM generate_series($3::int, $4::int) AS g
          CROSS JOIN LATERAL (SELECT (ARRAY['SENT', 'REDEEMED', 'CANCELED', 'EXPIRED'])[1 + g % 4] AS status) AS s`,
       [accountId, tag, from, to],
@@ -99,6 +101,27 @@ async function timedPair(big, small) {
   return { big: stats(ms.big), small: stats(ms.small) };
 }
 
+/**
+ * Execution time of the chart's one query (the kept per-day sums of 90 days, as
+ * RewardsService.sentPerDay reads them through readListTotals), by EXPLAIN ANALYZE: median of 5.
+ */
+async function dailyQueryMs(db, accountId) {
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  const lists = Array.from({ length: 90 }, (_, i) => `sent_cents:USD:${new Date(today - i * 86_400_000).toISOString().slice(0, 10)}`);
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const { rows } = await db.query(
+      `EXPLAIN (ANALYZE, FORMAT JSON) SELECT list, sum(n) AS n FROM (
+         SELECT list, n FROM list_counts WHERE account_id = $1 AND list = ANY($2) AND level = 0
+         UNION ALL
+         SELECT list, n FROM list_count_changes WHERE account_id = $1 AND list = ANY($2)) AS counted GROUP BY list`,
+      [accountId, lists],
+    );
+    times.push(rows[0]['QUERY PLAN'][0]['Execution Time']);
+  }
+  return round(times.sort((a, b) => a - b)[2], 2);
+}
+
 async function scalePhase(ctx) {
   const big = await merchant('Bench scale big');
   const small = await merchant('Bench scale small');
@@ -109,12 +132,18 @@ async function scalePhase(ctx) {
   await ctx.db.query('VACUUM ANALYZE rewards, reward_cards, list_counts, list_count_changes');
 
   const deepPage = Math.min(5_000, Math.floor(BIG / 100));
+  const lastHour = new Date(Date.now() - 3_600_000).toISOString();
   const reads = [
     ['list_first_page', () => '/v1/rewards?page_size=100'],
     ['list_deep_page', (m) => `/v1/rewards?page_size=100&page=${m === big ? deepPage : Math.floor(SMALL / 100)}`],
     ['list_status_sent', () => '/v1/rewards?page_size=100&status=SENT'],
     ['list_external_id', (m) => `/v1/rewards?page_size=100&external_id=order-${m === big ? Math.floor(BIG / 2) : 500}`],
     ['overview', () => '/v1/account/overview'],
+    // The last hour's rewards of one campaign: 360 of 3,600 at a million, 100 of 1,000 (all of them that recent) at a thousand.
+    ['list_campaign_last_hour', () => `/v1/rewards?page_size=100&campaign=campaign-3&created_gte=${lastHour}`],
+    ['list_status_last_hour', () => `/v1/rewards?page_size=100&status=SENT&created_gte=${lastHour}`],
+    // The Overview chart: value sent per day, 90 days (docs/dashboard.md, Overview chart).
+    ['overview_daily_90', () => '/v1/account/overview/daily?days=90'],
   ];
   const figures = { seededRewards: { big: BIG, small: SMALL }, deepPage, p50Ms: {} };
   for (const [name, path] of reads) {
@@ -122,6 +151,8 @@ async function scalePhase(ctx) {
     figures.p50Ms[name] = { big: onBig.p50, small: onSmall.p50, ratio: round(onBig.p50 / onSmall.p50, 2), bigPath: path(big) };
     log(`scale: ${name} p50 ${onBig.p50} ms (${BIG}) vs ${onSmall.p50} ms (${SMALL})`);
   }
+  figures.dailyQueryMs = await dailyQueryMs(ctx.db, big.accountId);
+  log(`scale: the chart's query (90 days, USD) ${figures.dailyQueryMs} ms by EXPLAIN ANALYZE at ${BIG} rewards`);
   figures.p50Ms.deep_vs_first_page_big = round(figures.p50Ms.list_deep_page.big / figures.p50Ms.list_first_page.big, 2);
 
   // Throughput on the big merchant: the list page of 100 against one reward by id.

@@ -70,7 +70,7 @@ export interface paths {
         };
         /**
          * Every balance change, newest first
-         * @description Of every wallet, or of one with `currency`. Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.
+         * @description Of every wallet, or of one with `currency`; also filtered by `kind`, `related_id` and a creation range (`created_gte` / `created_lt`, at most 366 days). Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.
          */
         get: operations["listWalletTransactions"];
         put?: never;
@@ -206,6 +206,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/overview/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Value sent per day
+         * @description The face value of the rewards sent on each UTC day of the last 30 or 90 days (today included), per currency, from kept per-day sums: the same cost at any volume. What the dashboard Overview charts.
+         */
+        get: operations["getAccountOverviewDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/overview": {
         parameters: {
             query?: never;
@@ -296,7 +316,7 @@ export interface paths {
         };
         /**
          * Rewards, newest first
-         * @description Page through with `page`, or walk with a cursor: `starting_after` (the last id seen) answers the older rewards, `ending_before` (the first id seen) the newer ones; `hasMore` says whether more follow in that direction.
+         * @description Page through with `page`, or walk with a cursor: `starting_after` (the last id seen) answers the older rewards, `ending_before` (the first id seen) the newer ones; `hasMore` says whether more follow in that direction. Filters: `status`, `external_id`, `type`, `campaign`, `currency` and a creation range (`created_gte` / `created_lt`, at most 366 days).
          */
         get: operations["listRewards"];
         put?: never;
@@ -343,6 +363,26 @@ export interface paths {
          * @description Credentials are masked unless `include_credentials=true`, which needs the `rewards:write` scope and also returns the reward's `redemptionUrl` (the create response's link).
          */
         get: operations["getReward"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rewards/{id}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reward's money trail
+         * @description Every wallet transaction of the reward and of its cards, oldest first, with their totals: `heldCents` always equals `capturedCents + releasedCents + remainingValueCents` plus the value of the cards still PENDING. Needs `wallet:read` too.
+         */
+        get: operations["getRewardLedger"];
         put?: never;
         post?: never;
         delete?: never;
@@ -891,6 +931,32 @@ export interface components {
         FxConversionResponseDto: {
             conversion: components["schemas"]["FxConversionDto"];
         };
+        SentDayDto: {
+            /**
+             * Format: date
+             * @description The UTC day, `YYYY-MM-DD`.
+             */
+            date: string;
+            /**
+             * Format: int64
+             * @description Face value of the rewards sent that day in this currency (cancelled or expired later included), in cents.
+             */
+            sentCents: number;
+        };
+        SentSeriesDto: {
+            /** @description ISO 4217 currency of the series: one per wallet the account holds, the primary first. */
+            currency: string;
+            /** @description Every day of the window, oldest first, days without sends as 0. */
+            days: components["schemas"]["SentDayDto"][];
+        };
+        DailyOverviewDto: {
+            /**
+             * Format: int64
+             * @enum {integer}
+             */
+            days: 30 | 90;
+            series: components["schemas"]["SentSeriesDto"][];
+        };
         OverviewWalletDto: {
             /** Format: int64 */
             availableCents: number;
@@ -1219,6 +1285,30 @@ export interface components {
              *     e-mail carry; only with `include_credentials=true`.
              */
             redemptionUrl?: string;
+        };
+        RewardLedgerDto: {
+            /**
+             * Format: int64
+             * @description Held from the wallet when the reward was sent (in the reward's currency).
+             */
+            heldCents: number;
+            /**
+             * Format: int64
+             * @description Spent on issued cards.
+             */
+            capturedCents: number;
+            /**
+             * Format: int64
+             * @description Returned to the wallet: cancelled or expired value, failed cards.
+             */
+            releasedCents: number;
+            /**
+             * Format: int64
+             * @description Converted into the reward's currency from another wallet to fund it (0 when its own wallet paid).
+             */
+            convertedCents: number;
+            /** @description Every wallet transaction of the reward and of its cards, oldest first. */
+            transactions: components["schemas"]["WalletTransactionDto"][];
         };
         CreateWebhookEndpointDto: {
             /**
@@ -2088,6 +2178,14 @@ export interface operations {
                 page_size?: number;
                 /** @description Only the transactions of this currency’s wallet (default: every wallet). */
                 currency?: string;
+                /** @description Only items created at or after this instant (ISO 8601). Default with `created_lt`: 366 days before it. */
+                created_gte?: string;
+                /** @description Only items created before this instant (ISO 8601). Default with `created_gte`: now. At most 366 days after `created_gte`. */
+                created_lt?: string;
+                /** @description Only transactions of this kind. */
+                kind?: "TOPUP" | "HOLD" | "CAPTURE" | "RELEASE" | "CONVERSION_OUT" | "CONVERSION_IN";
+                /** @description Only the movements of this top-up, reward, card or conversion (its id). */
+                related_id?: string;
                 /** @description The page of items older than this one (the last id of the page seen), for walking a whole list. */
                 starting_after?: string;
                 /** @description The page of items newer than this one (the first id of the page seen), for walking back. */
@@ -3246,6 +3344,115 @@ export interface operations {
             };
         };
     };
+    getAccountOverviewDaily: {
+        parameters: {
+            query?: {
+                /** @description How many UTC days, ending today: 30 or 90. */
+                days?: 30 | 90;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyOverviewDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     getAccountOverview: {
         parameters: {
             query?: never;
@@ -3896,6 +4103,15 @@ export interface operations {
                 status?: "CREATED" | "SENT" | "OPENED" | "PARTIALLY_REDEEMED" | "REDEEMED" | "EXPIRED" | "CANCELED";
                 /** @description Only rewards with this externalId. */
                 external_id?: string;
+                /** @description Only items created at or after this instant (ISO 8601). Default with `created_lt`: 366 days before it. */
+                created_gte?: string;
+                /** @description Only items created before this instant (ISO 8601). Default with `created_gte`: now. At most 366 days after `created_gte`. */
+                created_lt?: string;
+                type?: "FIXED" | "CHOICE";
+                /** @description Only rewards sent with this campaign label. */
+                campaign?: string;
+                /** @description Only rewards in this currency. */
+                currency?: string;
                 /** @description The page of items older than this one (the last id of the page seen), for walking a whole list. */
                 starting_after?: string;
                 /** @description The page of items newer than this one (the first id of the page seen), for walking back. */
@@ -4371,6 +4587,128 @@ export interface operations {
                 };
             };
             /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource, or it belongs to another account. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getRewardLedger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's id (`rw_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardLedgerDto"];
+                };
+            };
+            /** @description Input no field accepts: a NUL character (U+0000) in the path, the query or the body, or a JSON body nested too deep. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -516,6 +516,66 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await context.close();
   }, 90_000);
 
+  it('money you can see: the Overview chart with its table, date range and filters kept in the address, a reward’s money trail, at phone and desktop width', async () => {
+    const sent = await t.api.as(m.key).post('/v1/rewards', { type: 'CHOICE', valueCents: 1_700, campaign: 'trail', recipient: { email: 'trail@example.com', firstName: 'Tia' } });
+    expect(sent.status).toBe(201);
+    const id = sent.body.reward.id;
+    expect((await t.api.as(m.key).post(`/v1/rewards/${id}/cancel`)).status).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const daily = (await t.api.as(m.key).get('/v1/account/overview/daily?days=30')).body.series.find((s: any) => s.currency === 'USD');
+    const todayCents = daily.days[29].sentCents;
+    expect(todayCents).toBeGreaterThanOrEqual(1_700);
+    for (const [device, name] of [
+      [PHONE, 'phone'],
+      [DESKTOP, 'desktop'],
+    ] as const) {
+      const { context, page } = await signedIn(device);
+      // The chart, and the same figures as a table.
+      await page.getByRole('img', { name: /sent in USD over the last 30 days/ }).waitFor();
+      await page.getByText('USD per day as a table').click();
+      const table = page.getByRole('table', { name: /Value sent per day in USD, last 30 days/ });
+      await table.getByRole('row', { name: new RegExp(`${today} ${money(todayCents, 'USD').replace('$', '\\$')}`) }).waitFor();
+      await page.getByRole('button', { name: 'Last 90 days' }).click();
+      await page.getByRole('img', { name: /over the last 90 days/ }).waitFor();
+      await expectAccessible(page, `Overview chart (${name})`);
+      await expectNoSidewaysScroll(page, `Overview chart (${name})`);
+      await page.screenshot({ path: artifact(`dashboard-overview-chart-${name}.png`), fullPage: true });
+
+      // Rewards: a campaign and a day range, kept in the address (a reload shows the same list).
+      await nav(page, 'Rewards').click();
+      await page.getByLabel('Campaign').fill('trail');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByLabel('From').fill(today);
+      await page.getByLabel('To').fill(today);
+      await page.waitForURL(/campaign=trail.*from=|from=.*campaign=trail/);
+      await page.reload();
+      await page.getByText('1 rewards').waitFor();
+      await expect(page.getByLabel('Campaign').inputValue()).resolves.toBe('trail');
+      await expectAccessible(page, `Rewards filters (${name})`);
+      await expectNoSidewaysScroll(page, `Rewards filters (${name})`);
+
+      // Wallet: the reward's movements by related id and kind.
+      await page.goto(`${t.baseUrl}/dashboard/wallet?related_id=${id}&kind=RELEASE`);
+      await page.getByRole('heading', { level: 1, name: 'Wallet' }).waitFor();
+      await page.getByText(`Cancelled reward ${id}`).or(page.getByRole('cell', { name: 'RELEASE' })).first().waitFor();
+      await expect(page.getByLabel('Kind').inputValue()).resolves.toBe('RELEASE');
+      await expectAccessible(page, `Wallet filters (${name})`);
+      await expectNoSidewaysScroll(page, `Wallet filters (${name})`);
+
+      // The reward's money trail: held, returned, and its rows.
+      await page.goto(`${t.baseUrl}/dashboard/rewards/${id}`);
+      const trail = page.getByRole('region', { name: 'Money trail' });
+      await trail.getByRole('cell', { name: 'HOLD' }).waitFor();
+      await trail.getByRole('cell', { name: 'RELEASE' }).waitFor();
+      await expect(trail.locator('dd').nth(0).textContent()).resolves.toBe(money(1_700, 'USD'));
+      await expect(trail.locator('dd').nth(2).textContent()).resolves.toBe(money(1_700, 'USD'));
+      await expectAccessible(page, `Money trail (${name})`);
+      await expectNoSidewaysScroll(page, `Money trail (${name})`);
+      await page.screenshot({ path: artifact(`dashboard-money-trail-${name}.png`), fullPage: true });
+      await context.close();
+    }
+  }, 180_000);
+
   it('turns on two-factor sign-in; signing in then asks for the code', async () => {
     const { context, page } = await signedIn();
     await nav(page, 'Settings').click();

@@ -21,6 +21,7 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /metrics': 'public',
   'GET /v1/account': 'account:read',
   'GET /v1/account/overview': 'account:read',
+  'GET /v1/account/overview/daily': 'account:read',
   'PATCH /v1/account/branding': 'account:write',
   'GET /v1/account/alert-settings': 'account:read',
   'PUT /v1/account/alert-settings': 'account:write',
@@ -40,6 +41,8 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /v1/rewards/bulk': 'rewards:write',
   'GET /v1/rewards': 'rewards:read',
   'GET /v1/rewards/:id': 'rewards:read',
+  // And wallet:read, checked by the handler (a route declares one scope).
+  'GET /v1/rewards/:id/ledger': 'rewards:read',
   'POST /v1/rewards/:id/cancel': 'rewards:write',
   'POST /v1/rewards/:id/resend': 'rewards:write',
   'GET /v1/catalog': 'catalog:read',

@@ -204,6 +204,27 @@ CREATE FUNCTION public.rewards_count_changes() RETURNS trigger
 ALTER FUNCTION public.rewards_count_changes() OWNER TO rewards_owner;
 
 --
+-- Name: rewards_sent_per_day(); Type: FUNCTION; Schema: public; Owner: rewards_owner
+--
+
+CREATE FUNCTION public.rewards_sent_per_day() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO list_count_changes (account_id, list, block, n)
+          SELECT account_id, 'sent_cents:' || currency || ':' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), NULL, sum(face_value_cents) FROM new_rows GROUP BY 1, 2;
+        ELSE
+          INSERT INTO list_count_changes (account_id, list, block, n)
+          SELECT account_id, 'sent_cents:' || currency || ':' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), NULL, -sum(face_value_cents) FROM old_rows GROUP BY 1, 2;
+        END IF;
+        RETURN NULL;
+      END $$;
+
+
+ALTER FUNCTION public.rewards_sent_per_day() OWNER TO rewards_owner;
+
+--
 -- Name: topups_count_changes(); Type: FUNCTION; Schema: public; Owner: rewards_owner
 --
 
@@ -1817,6 +1838,20 @@ CREATE INDEX reward_events_reward_idx ON public.reward_events USING btree (rewar
 
 
 --
+-- Name: rewards_account_campaign_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_account_campaign_idx ON public.rewards USING btree (account_id, campaign, seq DESC) WHERE (campaign IS NOT NULL);
+
+
+--
+-- Name: rewards_account_created_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_account_created_idx ON public.rewards USING btree (account_id, created_at) INCLUDE (status, type, currency, campaign);
+
+
+--
 -- Name: rewards_account_external_id_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
@@ -1880,10 +1915,24 @@ CREATE UNIQUE INDEX users_email_key ON public.users USING btree (email);
 
 
 --
+-- Name: wallet_transactions_account_created_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX wallet_transactions_account_created_idx ON public.wallet_transactions USING btree (account_id, created_at) INCLUDE (kind, currency);
+
+
+--
 -- Name: wallet_transactions_account_currency_seq_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
 CREATE INDEX wallet_transactions_account_currency_seq_idx ON public.wallet_transactions USING btree (account_id, currency, seq DESC);
+
+
+--
+-- Name: wallet_transactions_account_related_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX wallet_transactions_account_related_idx ON public.wallet_transactions USING btree (account_id, related_id, seq);
 
 
 --
@@ -2087,6 +2136,20 @@ CREATE TRIGGER rewards_count_insert AFTER INSERT ON public.rewards REFERENCING N
 --
 
 CREATE TRIGGER rewards_count_update AFTER UPDATE ON public.rewards REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.rewards_count_changes();
+
+
+--
+-- Name: rewards rewards_sent_per_day_delete; Type: TRIGGER; Schema: public; Owner: rewards_owner
+--
+
+CREATE TRIGGER rewards_sent_per_day_delete AFTER DELETE ON public.rewards REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.rewards_sent_per_day();
+
+
+--
+-- Name: rewards rewards_sent_per_day_insert; Type: TRIGGER; Schema: public; Owner: rewards_owner
+--
+
+CREATE TRIGGER rewards_sent_per_day_insert AFTER INSERT ON public.rewards REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.rewards_sent_per_day();
 
 
 --

@@ -1,5 +1,6 @@
 import type { Principal } from '@app/auth';
 import { RewardLifecycle, RewardsService } from '@app/rewards';
+import type { RewardListFilter } from '@app/rewards';
 import { IssuanceLease } from '../../libs/rewards/src/lifecycle/issuance-lease';
 import { MailJobRepository } from '../../libs/rewards/src/lifecycle/mail-job.repository';
 import { MailLease } from '../../libs/rewards/src/lifecycle/mail-lease';
@@ -139,12 +140,17 @@ describe('golden SQL of the lifecycle statements', () => {
   it('list-page.sql: the statements of a GET /v1/rewards page', async () => {
     const rewards = ctx.app.get(RewardsService);
     const { rewardId } = await sendChoice(1_000, { externalId: 'order-golden' });
-    const page = (filters: { status?: string; externalId?: string }, window: { startingAfter?: string } = {}) =>
+    const everything = () => true;
+    const page = (filters: RewardListFilter, window: { startingAfter?: string } = {}) =>
       capture(() => rewards.list(principal.accountId, filters, { page: 1, pageSize: 25, ...window }), everything);
     expectGolden('list-page.sql', [
       ['The first page (the total from the kept counts, in the same statement)', await page({})],
       ['Filtered by status', await page({ status: 'SENT' })],
       ['Filtered by external_id (the total counted)', await page({ externalId: 'order-golden' })],
+      [
+        'Filtered by a created range, campaign and currency (the total counted over the range index)',
+        await page({ campaign: 'spring', currency: 'USD', created: { gte: new Date('2026-11-01T00:00:00Z'), lt: new Date('2026-12-01T00:00:00Z') } }),
+      ],
       ['Older than a cursor (starting_after)', await page({}, { startingAfter: rewardId })],
     ]);
   });

@@ -68,7 +68,9 @@ describe('kept list counts under concurrent randomized workloads', () => {
        UNION ALL SELECT 'issued_cents', 0, 0, COALESCE(sum(amount_cents), 0) FROM reward_cards WHERE account_id = $1 AND status = 'ISSUED'
        UNION ALL SELECT 'issued_cents:' || currency, 0, 0, sum(amount_cents) FROM reward_cards WHERE account_id = $1 AND status = 'ISSUED' GROUP BY currency
        UNION ALL SELECT 'active_cents:' || currency, 0, 0, sum(remaining_value_cents) FROM rewards
-                  WHERE account_id = $1 AND status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED') GROUP BY currency`,
+                  WHERE account_id = $1 AND status IN ('CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED') GROUP BY currency
+       UNION ALL SELECT 'sent_cents:' || currency || ':' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 0, 0, sum(face_value_cents)
+                   FROM rewards WHERE account_id = $1 GROUP BY 1`,
       [accountId],
     );
     return Object.fromEntries(rows.filter((r) => Number(r.n) !== 0).map((r) => [`${r.list}@${r.level}:${r.block}`, Number(r.n)]));

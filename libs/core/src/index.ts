@@ -49,6 +49,7 @@ export * from './metrics/http-metrics.middleware';
 export * from './pagination/list-counts';
 export * from './database/read-snapshot';
 export * from './pagination/list-page';
+export * from './pagination/date-range';
 export * from './validation/control-characters';
 export * from './validation/input-shape';
 export * from './validation/api-validation.pipe';

@@ -1,11 +1,11 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { readListTotals } from '@app/core';
+import { ApiErrorResponses, Clock, readListTotals } from '@app/core';
 import { RewardsService } from '@app/rewards';
 import { toWalletDto, WalletLedger } from '@app/wallet';
-import { AccountOverviewDto } from './dto/overview.dto';
+import { AccountOverviewDto, DailyOverviewDto, DailyOverviewQueryDto } from './dto/overview.dto';
 
 /**
  * GET /v1/account/overview reads several domains (wallet, rewards), so it lives above them
@@ -18,7 +18,24 @@ export class AccountOverviewController {
     private readonly dataSource: DataSource,
     private readonly ledger: WalletLedger,
     private readonly rewards: RewardsService,
+    private readonly clock: Clock,
   ) {}
+
+  @Get('overview/daily')
+  @RequireScope('account:read')
+  @ApiOperation({
+    operationId: 'getAccountOverviewDaily',
+    summary: 'Value sent per day',
+    description:
+      'The face value of the rewards sent on each UTC day of the last 30 or 90 days (today included), per currency, from kept ' +
+      'per-day sums: the same cost at any volume. What the dashboard Overview charts.',
+  })
+  @ApiErrorResponses(400)
+  async daily(@CurrentPrincipal() principal: Principal, @Query() query: DailyOverviewQueryDto): Promise<DailyOverviewDto> {
+    const wallets = await this.ledger.listWallets(principal.accountId);
+    const series = await this.rewards.sentPerDay(principal.accountId, wallets.map((wallet) => wallet.currency), query.days, this.clock.now());
+    return { days: query.days, series };
+  }
 
   @Get('overview')
   @RequireScope('account:read')

@@ -26,6 +26,15 @@ SELECT p.*,
           ORDER BY t.seq DESC LIMIT $3) AS p
         ORDER BY p.seq DESC;
 
+-- Filtered by a created range, campaign and currency (the total counted over the range index)
+SELECT p.*,
+              (SELECT json_agg(c ORDER BY c.seq) FROM reward_cards c WHERE c.reward_id = p.id) AS reward_cards,
+              (SELECT json_agg(e ORDER BY e.seq) FROM reward_events e WHERE e.reward_id = p.id) AS reward_events
+         FROM (SELECT t.*, (SELECT count(*) FROM rewards n WHERE n.account_id = $1 AND n.campaign = $2 AND n.currency = $3 AND n.created_at >= $4 AND n.created_at < $5) AS list_total FROM rewards t WHERE t.account_id = $1 AND t.campaign = $2 AND t.currency = $3 AND t.created_at >= $4 AND t.created_at < $5
+          ORDER BY t.seq DESC LIMIT $6) AS p
+        ORDER BY p.seq DESC;
+SELECT (SELECT count(*) FROM rewards n WHERE n.account_id = $1 AND n.campaign = $2 AND n.currency = $3 AND n.created_at >= $4 AND n.created_at < $5) AS n;
+
 -- Older than a cursor (starting_after)
 SELECT 1 FROM rewards WHERE id = $1 AND account_id = $2;
 SELECT p.*,

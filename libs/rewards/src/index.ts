@@ -3,7 +3,7 @@
 export * from './rewards.module';
 export * from './rewards-worker.module';
 export { RewardsService } from './rewards.service';
-export type { RewardStats } from './rewards.service';
+export type { RewardLedger, RewardListFilter, RewardStats } from './rewards.service';
 export { RewardJobs, RewardJobsModule } from './reward-jobs';
 export type { RewardWork } from './reward-jobs';
 export { CardIssuanceService } from './card-issuance.service';

@@ -3,12 +3,13 @@ import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags
 import type { Response } from 'express';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { ApiBodyExamples, ApiErrorResponses, ForbiddenError, InsufficientScopeError, parseIdempotencyKey } from '@app/core';
+import { ApiBodyExamples, ApiErrorResponses, Clock, dateRange, ForbiddenError, InsufficientScopeError, parseIdempotencyKey } from '@app/core';
 import { BULK_CREATE_REWARDS_EXAMPLES, BulkCreateRewardsDto, CREATE_REWARD_EXAMPLES, CreateRewardDto } from './dto/create-reward.dto';
 import {
   BulkResponseDto,
   CreateRewardResponseDto,
   DryRunRewardResponseDto,
+  RewardLedgerDto,
   RewardListDto,
   RewardResponseDto,
   toRewardDto,
@@ -44,6 +45,7 @@ export class RewardsController {
   constructor(
     private readonly sender: RewardSender,
     private readonly rewards: RewardsService,
+    private readonly clock: Clock,
   ) {}
 
   @Post()
@@ -103,12 +105,15 @@ export class RewardsController {
     summary: 'Rewards, newest first',
     description:
       'Page through with `page`, or walk with a cursor: `starting_after` (the last id seen) answers the older rewards, ' +
-      '`ending_before` (the first id seen) the newer ones; `hasMore` says whether more follow in that direction.',
+      '`ending_before` (the first id seen) the newer ones; `hasMore` says whether more follow in that direction. Filters: ' +
+      '`status`, `external_id`, `type`, `campaign`, `currency` and a creation range (`created_gte` / `created_lt`, at most 366 days).',
   })
   @ApiErrorResponses(400)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListRewardsQueryDto): Promise<RewardListDto> {
     const window = { page: query.page, pageSize: query.page_size, startingAfter: query.starting_after, endingBefore: query.ending_before };
-    const { views, total, hasMore } = await this.rewards.list(principal.accountId, { status: query.status, externalId: query.external_id }, window);
+    const created = dateRange({ gte: query.created_gte, lt: query.created_lt }, this.clock.now());
+    const filters = { status: query.status, externalId: query.external_id, type: query.type, campaign: query.campaign, currency: query.currency, created };
+    const { views, total, hasMore } = await this.rewards.list(principal.accountId, filters, window);
     return { rewards: views.map((view) => toRewardDto(view)), total, page: query.page, pageSize: query.page_size, hasMore };
   }
 
@@ -132,6 +137,25 @@ export class RewardsController {
     const body: RewardResponseDto = { reward: toRewardDto(view, query.include_credentials) };
     if (query.include_credentials) body.redemptionUrl = await this.rewards.redemptionUrl(view.reward);
     return body;
+  }
+
+  @Get(':id/ledger')
+  @RequireScope('rewards:read')
+  @ApiOperation({
+    operationId: 'getRewardLedger',
+    summary: "The reward's money trail",
+    description:
+      'Every wallet transaction of the reward and of its cards, oldest first, with their totals: `heldCents` always equals ' +
+      '`capturedCents + releasedCents + remainingValueCents` plus the value of the cards still PENDING. Needs `wallet:read` too.',
+  })
+  @ApiParam(REWARD_ID)
+  @ApiErrorResponses(404)
+  async ledger(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<RewardLedgerDto> {
+    if (!principal.scopes.has('wallet:read')) {
+      const message = "A reward's ledger needs the wallet:read scope too.";
+      throw principal.credentialKind === 'session' ? new ForbiddenError(message) : new InsufficientScopeError('wallet:read', message);
+    }
+    return this.rewards.ledger(principal.accountId, id);
   }
 
   @Post(':id/cancel')

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AuditOrigin } from '@app/audit';
 import { APP_CONFIG, AppConfig, ListWindow, NotFoundError, readListPage, readListTotals, readSnapshot } from '@app/core';
+import { WalletLedger } from '@app/wallet';
+import type { WalletTransactionDto } from '@app/wallet';
 import type { RewardView } from './dto/reward.dto';
 import { OPEN_REWARD_STATUSES, RewardEntity } from './entities/reward.entity';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
@@ -15,6 +17,29 @@ export interface RewardStats {
   totalIssuedCents: number;
 }
 
+/** The filters of `GET /v1/rewards` (docs/pagination.md, Filters). */
+export interface RewardListFilter {
+  status?: string;
+  externalId?: string;
+  type?: string;
+  campaign?: string;
+  currency?: string;
+  created?: { gte: Date; lt: Date };
+}
+
+/**
+ * A reward's money trail (docs/rewards.md, Money trail): every ledger row of the reward and of its
+ * cards, oldest first, and their totals. heldCents = capturedCents + releasedCents +
+ * remainingValueCents + the value of its PENDING cards.
+ */
+export interface RewardLedger {
+  transactions: WalletTransactionDto[];
+  heldCents: number;
+  capturedCents: number;
+  releasedCents: number;
+  convertedCents: number;
+}
+
 /** The merchant's view of rewards: reading them, and the transitions a merchant asks for (through RewardLifecycle). */
 @Injectable()
 export class RewardsService {
@@ -22,6 +47,7 @@ export class RewardsService {
     private readonly dataSource: DataSource,
     private readonly repository: RewardRepository,
     private readonly lifecycle: RewardLifecycle,
+    private readonly wallet: WalletLedger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -43,22 +69,48 @@ export class RewardsService {
     return manager ? read(manager) : readSnapshot(this.dataSource, read);
   }
 
-  /** A page of rewards, newest first, with cards, timelines and total from one snapshot (docs/pagination.md). */
-  async list(accountId: string, filters: { status?: string; externalId?: string }, window: ListWindow) {
+  /**
+   * A page of rewards, newest first, with cards, timelines and total from one snapshot
+   * (docs/pagination.md). The total is the kept count with no filter or a status one; any other
+   * filter (external id, type, campaign, currency, a creation range) counts its matches.
+   */
+  async list(accountId: string, filters: RewardListFilter, window: ListWindow) {
+    const { status, externalId, type, campaign, currency, created } = filters;
+    const kept = [externalId, type, campaign, currency, created].every((filter) => filter === undefined);
     return readSnapshot(this.dataSource, async (manager) => {
       const page = await readListPage(
         manager,
         {
           entity: RewardEntity,
           accountId,
-          filters: { status: filters.status, external_id: filters.externalId },
-          countedAs: filters.externalId !== undefined ? null : filters.status ? `rewards:${filters.status}` : 'rewards',
+          filters: { status, external_id: externalId, type, campaign, currency },
+          created,
+          countedAs: !kept ? null : status ? `rewards:${status}` : 'rewards',
           order: 'seq',
         },
         window,
         this.repository.pageOfViews,
       );
       return { views: page.items, total: page.total, hasMore: page.hasMore };
+    });
+  }
+
+  /**
+   * The reward's money trail: the reward and its cards read by rewards, their ledger rows by the
+   * wallet, in one snapshot so the rows and the reward agree. 404 as `get`.
+   */
+  async ledger(accountId: string, id: string): Promise<RewardLedger> {
+    return readSnapshot(this.dataSource, async (manager) => {
+      const { reward, cards } = await this.get(accountId, id, manager);
+      const transactions = await this.wallet.transactionsOf(manager, accountId, [reward.id, ...cards.map((card) => card.id)]);
+      const sum = (kind: string) => transactions.filter((tx) => tx.kind === kind).reduce((total, tx) => total + Math.abs(tx.reservedDeltaCents), 0);
+      return {
+        transactions,
+        heldCents: sum('HOLD'),
+        capturedCents: sum('CAPTURE'),
+        releasedCents: sum('RELEASE'),
+        convertedCents: transactions.filter((tx) => tx.kind === 'CONVERSION_IN').reduce((total, tx) => total + tx.availableDeltaCents, 0),
+      };
     });
   }
 
@@ -72,6 +124,19 @@ export class RewardsService {
   async resend(accountId: string, id: string): Promise<RewardView> {
     await this.lifecycle.resend(accountId, id);
     return this.get(accountId, id);
+  }
+
+  /**
+   * The face value of the rewards sent on each of the `days` UTC days ending with `today`, in each
+   * of `currencies`, oldest day first, from the kept per-day sums (docs/dashboard.md, Overview
+   * chart): one read of at most days × currencies count rows, whatever the account's volume.
+   */
+  async sentPerDay(accountId: string, currencies: string[], days: number, today: Date): Promise<{ currency: string; days: { date: string; sentCents: number }[] }[]> {
+    const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
+    const dates = Array.from({ length: days }, (_, i) => new Date(end - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+    const list = (currency: string, date: string) => `sent_cents:${currency}:${date}`;
+    const totals = await readListTotals(this.dataSource.manager, accountId, currencies.flatMap((currency) => dates.map((date) => list(currency, date))));
+    return currencies.map((currency) => ({ currency, days: dates.map((date) => ({ date, sentCents: totals[list(currency, date)] })) }));
   }
 
   /** From the kept counts (docs/pagination.md, Totals): the same cost at a thousand rewards as at a million. */

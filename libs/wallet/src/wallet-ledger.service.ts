@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError, Repository } from 'typeorm';
 import { Condition, Cte, InsufficientFundsError, ListPage, ListWindow, newId, NotFoundError, readListPage, readSnapshot, Statement } from '@app/core';
+import { toWalletTransactionDto, WalletTransactionDto } from './dto/wallet.dto';
 import { WalletTransactionEntity, WalletRelatedType, WalletTransactionKind } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
 
@@ -34,6 +35,14 @@ export interface ConversionEntry {
   relatedType: 'conversion' | 'reward';
   relatedId: string;
   description?: string;
+}
+
+/** The filters of `GET /v1/wallet/transactions` (docs/pagination.md, Filters). */
+export interface WalletTransactionFilter {
+  currency?: string;
+  kind?: WalletTransactionKind;
+  relatedId?: string;
+  created?: { gte: Date; lt: Date };
 }
 
 /** Deltas of each kind, as multiples of the amount: [available, reserved]. */
@@ -249,14 +258,33 @@ export class WalletLedger {
   }
 
   /**
-   * A page of the ledger, newest first (of every wallet, or of `currency`'s), and its total from the
-   * kept counts, in one snapshot (docs/pagination.md).
+   * A page of the ledger, newest first (of every wallet, or of `currency`'s), and its total, in one
+   * snapshot (docs/pagination.md): from the kept counts when only `currency` filters it, counted
+   * over the matches (through an index) with `kind`, `relatedId` or a creation range.
    */
-  listTransactions(accountId: string, window: ListWindow, filter: { currency?: string } = {}): Promise<ListPage<WalletTransactionEntity>> {
-    const countedAs = filter.currency ? `wallet_transactions:${filter.currency}` : 'wallet_transactions';
+  listTransactions(accountId: string, window: ListWindow, filter: WalletTransactionFilter = {}): Promise<ListPage<WalletTransactionEntity>> {
+    const kept = filter.kind === undefined && filter.relatedId === undefined && filter.created === undefined;
+    const countedAs = !kept ? null : filter.currency ? `wallet_transactions:${filter.currency}` : 'wallet_transactions';
+    const filters = { currency: filter.currency, kind: filter.kind, related_id: filter.relatedId };
     return readSnapshot(this.dataSource, (manager) =>
-      readListPage(manager, { entity: WalletTransactionEntity, accountId, filters: { currency: filter.currency }, countedAs, order: 'seq' }, window),
+      readListPage(manager, { entity: WalletTransactionEntity, accountId, filters, created: filter.created, countedAs, order: 'seq' }, window),
     );
+  }
+
+  /**
+   * Every movement of the account concerning one of `relatedIds` (a reward and its cards), oldest
+   * first, read through `manager` (the caller's snapshot). Bounded by the ids: an index on
+   * (account_id, related_id) finds them.
+   */
+  async transactionsOf(manager: EntityManager, accountId: string, relatedIds: string[]): Promise<WalletTransactionDto[]> {
+    if (relatedIds.length === 0) return [];
+    const rows = await manager
+      .getRepository(WalletTransactionEntity)
+      .createQueryBuilder('t')
+      .where('t.account_id = :accountId AND t.related_id IN (:...relatedIds)', { accountId, relatedIds })
+      .orderBy('t.seq', 'ASC')
+      .getMany();
+    return rows.map(toWalletTransactionDto);
   }
 
   /** A movement that happens once per thing it concerns: false when it already has. */

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
-import { ApiErrorResponses } from '@app/core';
+import { ApiErrorResponses, Clock, dateRange } from '@app/core';
 import { Currencies } from './currencies';
 import {
   toWalletDto,
@@ -19,6 +19,7 @@ export class WalletController {
   constructor(
     private readonly ledger: WalletLedger,
     private readonly currencies: Currencies,
+    private readonly clock: Clock,
   ) {}
 
   @Get()
@@ -34,7 +35,8 @@ export class WalletController {
     operationId: 'listWalletTransactions',
     summary: 'Every balance change, newest first',
     description:
-      'Of every wallet, or of one with `currency`. Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.',
+      'Of every wallet, or of one with `currency`; also filtered by `kind`, `related_id` and a creation range (`created_gte` / ' +
+      '`created_lt`, at most 366 days). Page through with `page`, or walk with `starting_after` / `ending_before` (an id seen) and `hasMore`.',
   })
   @ApiErrorResponses(400)
   async transactions(
@@ -43,7 +45,9 @@ export class WalletController {
   ): Promise<WalletTransactionListDto> {
     if (query.currency !== undefined) await this.currencies.check(principal.accountId, query.currency, 'currency');
     const window = { page: query.page, pageSize: query.page_size, startingAfter: query.starting_after, endingBefore: query.ending_before };
-    const { items, total, hasMore } = await this.ledger.listTransactions(principal.accountId, window, { currency: query.currency });
+    const created = dateRange({ gte: query.created_gte, lt: query.created_lt }, this.clock.now());
+    const filter = { currency: query.currency, kind: query.kind, relatedId: query.related_id, created };
+    const { items, total, hasMore } = await this.ledger.listTransactions(principal.accountId, window, filter);
     return { transactions: items.map(toWalletTransactionDto), total, hasMore };
   }
 }

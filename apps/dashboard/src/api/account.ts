@@ -16,6 +16,14 @@ export function useOverview() {
   return useQuery({ queryKey: queryKeys.overview(), queryFn: async () => unwrap(await v1.GET('/v1/account/overview')) });
 }
 
+/** Value sent per UTC day and currency over the last `days` days (30 or 90), for the Overview chart. */
+export function useSentPerDay(days: 30 | 90) {
+  return useQuery({
+    queryKey: queryKeys.overviewDaily(days),
+    queryFn: async () => unwrap(await v1.GET('/v1/account/overview/daily', { params: { query: { days } } })),
+  });
+}
+
 /** Saves the sender name, logo and colour recipients see; the account is read again. */
 export function useUpdateBranding() {
   const client = useQueryClient();

@@ -10,6 +10,20 @@ export interface RewardListFilters {
   pageSize: number;
   status?: string;
   externalId?: string;
+  type?: string;
+  campaign?: string;
+  currency?: string;
+  /** UTC days `YYYY-MM-DD`, both included (docs/dashboard.md, Filters). */
+  from?: string;
+  to?: string;
+}
+
+/** The filters of the Wallet page's transactions beside the currency (days as in RewardListFilters). */
+export interface WalletTransactionFilters {
+  kind?: string;
+  relatedId?: string;
+  from?: string;
+  to?: string;
 }
 
 export const queryKeys = {
@@ -19,12 +33,16 @@ export const queryKeys = {
   /** Low-balance thresholds per currency (docs/alerts.md). */
   alertSettings: () => ['alert-settings'] as const,
   overview: () => ['overview'] as const,
+  /** Value sent per day (the Overview chart): it follows sends, so money moving refreshes it with the overview. */
+  overviewDaily: (days: number) => ['overview', 'daily', days] as const,
   catalog: () => ['catalog'] as const,
   catalogRules: () => ['catalog-rules'] as const,
   rewards: {
     all: () => ['rewards'] as const,
     list: (filters: RewardListFilters) => ['rewards', 'list', filters] as const,
     detail: (id: string) => ['rewards', 'detail', id] as const,
+    /** A reward's money trail (GET /v1/rewards/{id}/ledger). */
+    ledger: (id: string) => ['rewards', 'ledger', id] as const,
   },
   /**
    * A reward's redemption link, outside the `rewards` prefix on purpose: it never changes, and
@@ -36,7 +54,8 @@ export const queryKeys = {
     /** Every wallet of the account (one per currency), the primary first. */
     list: () => ['wallet', 'list'] as const,
     /** A page of transactions, of one currency's wallet or (`currency` undefined) of every wallet. */
-    transactions: (page: number, currency: string | undefined) => ['wallet', 'transactions', { page, currency }] as const,
+    transactions: (page: number, currency: string | undefined, filters: WalletTransactionFilters = {}) =>
+      ['wallet', 'transactions', { page, currency, ...filters }] as const,
   },
   /** Exchange rates: they follow the rate source, not the account's money, so a conversion leaves them be. */
   fxRates: () => ['fx-rates'] as const,

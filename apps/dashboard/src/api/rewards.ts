@@ -12,16 +12,38 @@ export type RewardStatus = (typeof rewardStatuses)[number];
 /** The statuses the list filters by, as openapi.yaml lists them. */
 export const REWARD_STATUSES = rewardStatuses;
 
-/** A rewards list page's filters; `status` and `externalId` are left out when not set. */
+export type RewardLedger = components['schemas']['RewardLedgerDto'];
+
+/** A rewards list page's filters; each is left out when not set. `from` / `to` are UTC days, both included. */
 export interface RewardFilters {
   page: number;
   pageSize: number;
   status?: RewardStatus;
   externalId?: string;
+  type?: 'FIXED' | 'CHOICE';
+  campaign?: string;
+  currency?: string;
+  from?: string;
+  to?: string;
 }
 
-async function rewardsPage({ page, pageSize, status, externalId }: RewardFilters) {
-  return unwrap(await v1.GET('/v1/rewards', { params: { query: { page, page_size: pageSize, status, external_id: externalId } } }));
+/** A range of UTC days (`YYYY-MM-DD`, both included) as the API's half-open `created_gte` / `created_lt`. */
+export function createdRange(from?: string, to?: string): { created_gte?: string; created_lt?: string } {
+  const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
+  return { created_gte: from ? `${from}T00:00:00.000Z` : undefined, created_lt: to ? dayAfter(to) : undefined };
+}
+
+async function rewardsPage({ page, pageSize, status, externalId, type, campaign, currency, from, to }: RewardFilters) {
+  const query = { page, page_size: pageSize, status, external_id: externalId, type, campaign, currency, ...createdRange(from, to) };
+  return unwrap(await v1.GET('/v1/rewards', { params: { query } }));
+}
+
+/** A reward's money trail: its and its cards' wallet transactions, oldest first, with the totals. */
+export function useRewardLedger(id: string) {
+  return useQuery({
+    queryKey: queryKeys.rewards.ledger(id),
+    queryFn: async () => unwrap(await v1.GET('/v1/rewards/{id}/ledger', { params: { path: { id } } })),
+  });
 }
 
 /** One page of rewards; the previous page stays on screen while the next loads. */
@@ -34,7 +56,7 @@ export function useRewards(filters: RewardFilters, options: { keepPrevious?: boo
 }
 
 /** One page of an export (100 rows), with the list's filters. */
-export async function fetchRewardsForExport(page: number, filters: Pick<RewardFilters, 'status' | 'externalId'>) {
+export async function fetchRewardsForExport(page: number, filters: Omit<RewardFilters, 'page' | 'pageSize'>) {
   const answer = await rewardsPage({ ...filters, page, pageSize: 100 });
   return { items: answer.rewards, total: answer.total };
 }

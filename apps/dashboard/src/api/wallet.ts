@@ -2,35 +2,40 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import type { components } from '@client/schema';
 import { unwrap, v1 } from './http';
 import { useMoneyMoved } from './money-moved';
-import { queryKeys } from './query-keys';
+import { queryKeys, type WalletTransactionFilters } from './query-keys';
+import { createdRange } from './rewards';
 
 export type Wallet = components['schemas']['WalletDto'];
 export type WalletTransaction = components['schemas']['WalletTransactionDto'];
+type TransactionKind = WalletTransaction['kind'];
+export type { WalletTransactionFilters };
 
 /** Every wallet of the account, one per currency it holds: the primary one first (even when empty), then by code. */
 export function useWallets() {
   return useQuery({ queryKey: queryKeys.wallet.list(), queryFn: async () => (await unwrap(await v1.GET('/v1/wallets'))).wallets });
 }
 
-async function transactionsPage(page: number, pageSize: number, currency: string | undefined) {
-  return unwrap(await v1.GET('/v1/wallet/transactions', { params: { query: { page, page_size: pageSize, currency } } }));
+async function transactionsPage(page: number, pageSize: number, currency: string | undefined, filters: WalletTransactionFilters = {}) {
+  const { kind, relatedId, from, to } = filters;
+  const query = { page, page_size: pageSize, currency, kind: kind as TransactionKind | undefined, related_id: relatedId, ...createdRange(from, to) };
+  return unwrap(await v1.GET('/v1/wallet/transactions', { params: { query } }));
 }
 
 /**
  * One page of the transactions, newest first, of one currency's wallet or (`currency` undefined) of
  * every wallet; the previous page stays on screen while the next loads.
  */
-export function useWalletTransactions(page: number, pageSize: number, currency: string | undefined) {
+export function useWalletTransactions(page: number, pageSize: number, currency: string | undefined, filters: WalletTransactionFilters = {}) {
   return useQuery({
-    queryKey: queryKeys.wallet.transactions(page, currency),
-    queryFn: () => transactionsPage(page, pageSize, currency),
+    queryKey: queryKeys.wallet.transactions(page, currency, filters),
+    queryFn: () => transactionsPage(page, pageSize, currency, filters),
     placeholderData: keepPreviousData,
   });
 }
 
 /** One page of an export (100 rows), with the list's currency filter. */
-export async function fetchTransactionsForExport(page: number, currency: string | undefined) {
-  const answer = await transactionsPage(page, 100, currency);
+export async function fetchTransactionsForExport(page: number, currency: string | undefined, filters: WalletTransactionFilters = {}) {
+  const answer = await transactionsPage(page, 100, currency, filters);
   return { items: answer.transactions, total: answer.total };
 }
 

@@ -1,9 +1,13 @@
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { useOverview } from '../api/account';
+import { useOverview, useSentPerDay } from '../api/account';
 import { useRewards } from '../api/rewards';
 import { Balances } from '../components/Balances';
+import { DataTable } from '../components/DataTable';
+import { SentChart } from '../components/SentChart';
 import { RewardsTable } from '../components/RewardsTable';
 import { StatusMessage } from '../components/StatusMessage';
+import { formatCents } from '../format/money';
 
 export function OverviewPage() {
   const overview = useOverview();
@@ -30,6 +34,7 @@ export function OverviewPage() {
           <Balances wallets={overview.data.wallets} stats={overview.data.statsByCurrency} />
         </>
       )}
+      <SentPerDay />
       <h2>Recent rewards</h2>
       {recent.isPending && <StatusMessage kind="loading">Loading rewards…</StatusMessage>}
       {recent.isError && <StatusMessage kind="error">{recent.error.message}</StatusMessage>}
@@ -38,5 +43,48 @@ export function OverviewPage() {
         <Link to="/rewards">All rewards</Link>
       </p>
     </>
+  );
+}
+
+/**
+ * Value sent per day over the last 30 or 90 days, one chart per currency held, each with the same
+ * figures as a table (docs/dashboard.md, Overview chart).
+ */
+function SentPerDay() {
+  const [days, setDays] = useState<30 | 90>(30);
+  const sent = useSentPerDay(days);
+  return (
+    <section aria-labelledby="sent-heading">
+      <h2 id="sent-heading">Value sent per day</h2>
+      <div className="filters" role="group" aria-label="Period">
+        {([30, 90] as const).map((n) => (
+          <button key={n} type="button" aria-pressed={days === n} onClick={() => setDays(n)}>
+            Last {n} days
+          </button>
+        ))}
+      </div>
+      {sent.isPending && <StatusMessage kind="loading">Loading the chart…</StatusMessage>}
+      {sent.isError && <StatusMessage kind="error">{sent.error.message}</StatusMessage>}
+      {sent.data?.series.map((series) => (
+        <figure key={series.currency} className="sent-figure">
+          <figcaption>
+            {series.currency}: {formatCents(series.days.reduce((sum, d) => sum + d.sentCents, 0), series.currency)} in {days} days
+          </figcaption>
+          <SentChart currency={series.currency} days={series.days} />
+          <details>
+            <summary>{series.currency} per day as a table</summary>
+            <DataTable
+              caption={`Value sent per day in ${series.currency}, last ${days} days (UTC)`}
+              rows={[...series.days].reverse()}
+              rowKey={(d) => d.date}
+              columns={[
+                { header: 'Day (UTC)', cell: (d) => d.date },
+                { header: 'Sent', cell: (d) => formatCents(d.sentCents, series.currency) },
+              ]}
+            />
+          </details>
+        </figure>
+      ))}
+    </section>
   );
 }

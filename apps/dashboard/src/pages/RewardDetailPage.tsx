@@ -1,5 +1,5 @@
 import { Link, useParams } from 'react-router';
-import { useCancelReward, useResendReward, useReward, useRewardLink, type RewardStatus } from '../api/rewards';
+import { useCancelReward, useResendReward, useReward, useRewardLedger, useRewardLink, type RewardStatus } from '../api/rewards';
 import { useHasScope } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
@@ -14,6 +14,7 @@ const CANCELLABLE: readonly RewardStatus[] = ['CREATED', 'SENT', 'OPENED', 'PART
 export function RewardDetailPage() {
   const { id = '' } = useParams();
   const writer = useHasScope('rewards:write');
+  const canSeeMoney = useHasScope('wallet:read');
   const reward = useReward(id);
   const link = useRewardLink(id, writer);
   const cancel = useCancelReward(id);
@@ -100,6 +101,7 @@ export function RewardDetailPage() {
           ]}
         />
       )}
+      {canSeeMoney && <MoneyTrail id={r.id} currency={r.currency} />}
       <h2>Timeline</h2>
       <ol className="timeline">
         {r.events.map((event) => (
@@ -109,5 +111,50 @@ export function RewardDetailPage() {
         ))}
       </ol>
     </>
+  );
+}
+
+/**
+ * The reward's money trail (docs/dashboard.md, Reward detail): every wallet movement of the reward
+ * and its cards, oldest first, and the totals that account for its value.
+ */
+function MoneyTrail({ id, currency }: { id: string; currency: string }) {
+  const ledger = useRewardLedger(id);
+  return (
+    <section aria-labelledby="money-trail">
+      <h2 id="money-trail">Money trail</h2>
+      {ledger.isPending && <StatusMessage kind="loading">Loading the money trail…</StatusMessage>}
+      {ledger.isError && <StatusMessage kind="error">{ledger.error.message}</StatusMessage>}
+      {ledger.data && (
+        <>
+          <dl className="money-totals">
+            <dt>Held</dt>
+            <dd>{formatCents(ledger.data.heldCents, currency)}</dd>
+            <dt>Spent on cards</dt>
+            <dd>{formatCents(ledger.data.capturedCents, currency)}</dd>
+            <dt>Returned</dt>
+            <dd>{formatCents(ledger.data.releasedCents, currency)}</dd>
+            {ledger.data.convertedCents > 0 && (
+              <>
+                <dt>Converted in</dt>
+                <dd>{formatCents(ledger.data.convertedCents, currency)}</dd>
+              </>
+            )}
+          </dl>
+          <DataTable
+            caption="Wallet movements of this reward and its cards, oldest first"
+            rows={ledger.data.transactions}
+            rowKey={(tx) => tx.id}
+            columns={[
+              { header: 'When', cell: (tx) => <Time value={tx.createdAt} /> },
+              { header: 'Kind', cell: (tx) => tx.kind },
+              { header: 'Available', cell: (tx) => formatCents(tx.availableDeltaCents, tx.currency) },
+              { header: 'Reserved', cell: (tx) => formatCents(tx.reservedDeltaCents, tx.currency) },
+              { header: 'Concerns', cell: (tx) => <code>{tx.relatedId}</code> },
+            ]}
+          />
+        </>
+      )}
+    </section>
   );
 }

@@ -6,6 +6,7 @@ import { useHasScope } from '../api/session';
 import { fetchTransactionsForExport, useTopUp, useWallets, useWalletTransactions, type WalletTransaction } from '../api/wallet';
 import { Balances } from '../components/Balances';
 import { DataTable } from '../components/DataTable';
+import { DateRangeFields } from '../components/DateRangeFields';
 import { ExportButton } from '../components/ExportButton';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
@@ -19,6 +20,7 @@ import { parseMajorUnits } from '../format/parse-money';
 import { ConvertForm } from './ConvertForm';
 
 const PAGE_SIZE = 50;
+const TRANSACTION_KINDS = ['TOPUP', 'HOLD', 'CAPTURE', 'RELEASE', 'CONVERSION_OUT', 'CONVERSION_IN'] as const;
 
 export function WalletPage() {
   const mayFund = useHasScope('wallet:write');
@@ -28,7 +30,12 @@ export function WalletPage() {
   const currency = params.get('currency') || undefined;
   const wallets = useWallets();
   const rates = useFxRates(mayFund);
-  const transactions = useWalletTransactions(page, PAGE_SIZE, currency);
+  const kind = TRANSACTION_KINDS.find((k) => k === params.get('kind'));
+  const relatedId = params.get('related_id') || undefined;
+  const from = params.get('from') || undefined;
+  const to = params.get('to') || undefined;
+  const filters = { kind, relatedId, from, to };
+  const transactions = useWalletTransactions(page, PAGE_SIZE, currency, filters);
   const returned = params.get('topup');
   // What may be topped up or converted; the wallets alone until the rates answer (or if they fail).
   const currencies = wallets.data ? supportedCurrencies(wallets.data, rates.data ?? []) : [];
@@ -71,7 +78,16 @@ export function WalletPage() {
         </section>
       )}
       <h2>Transactions</h2>
-      <div className="filters">
+      <form
+        className="filters"
+        role="search"
+        aria-label="Filter transactions"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const related = String(new FormData(event.currentTarget).get('related_id') ?? '').trim();
+          update({ related_id: related || undefined, page: undefined });
+        }}
+      >
         <label htmlFor="transactions-currency">Currency</label>
         <select id="transactions-currency" value={currency ?? ''} onChange={(e) => update({ currency: e.target.value || undefined, page: undefined })}>
           <option value="">All currencies</option>
@@ -81,6 +97,19 @@ export function WalletPage() {
             </option>
           ))}
         </select>
+        <label htmlFor="transactions-kind">Kind</label>
+        <select id="transactions-kind" value={kind ?? ''} onChange={(e) => update({ kind: e.target.value || undefined, page: undefined })}>
+          <option value="">Any kind</option>
+          {TRANSACTION_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
+        </select>
+        <DateRangeFields from={from} to={to} onChange={(range) => update({ ...range, page: undefined })} />
+        <label htmlFor="transactions-related">Concerning (id)</label>
+        <input id="transactions-related" name="related_id" defaultValue={relatedId ?? ''} placeholder="rw_…" />
+        <button type="submit">Search</button>
         <ExportButton
           label="Export CSV"
           run={(progress) =>
@@ -88,17 +117,17 @@ export function WalletPage() {
               currency ? `wallet-transactions-${currency}.csv` : 'wallet-transactions.csv',
               ['id', 'created_at', 'kind', 'description', 'currency', 'available_delta_cents', 'reserved_delta_cents', 'related_type', 'related_id'],
               (t: WalletTransaction) => [t.id, t.createdAt, t.kind, t.description, t.currency, t.availableDeltaCents, t.reservedDeltaCents, t.relatedType, t.relatedId],
-              (p) => fetchTransactionsForExport(p, currency),
+              (p) => fetchTransactionsForExport(p, currency, filters),
               progress,
             )
           }
         />
-      </div>
+      </form>
       {transactions.isPending && <StatusMessage kind="loading">Loading transactions…</StatusMessage>}
       {transactions.isError && <StatusMessage kind="error">{transactions.error.message}</StatusMessage>}
       {transactions.data &&
         (transactions.data.transactions.length === 0 ? (
-          <StatusMessage kind="empty">{currency ? `No ${currency} transactions yet.` : 'No transactions yet.'}</StatusMessage>
+          <StatusMessage kind="empty">{kind || relatedId || from || to ? 'No transactions match.' : currency ? `No ${currency} transactions yet.` : 'No transactions yet.'}</StatusMessage>
         ) : (
           <>
             <DataTable

@@ -22,6 +22,8 @@ export interface ListSpec<T> {
   accountId: string;
   /** Equality filters, by column name. */
   filters?: Record<string, unknown>;
+  /** Only rows created in this half-open range (`created_gte` / `created_lt`, docs/pagination.md, Filters). */
+  created?: { gte: Date; lt: Date };
   /**
    * The kept count (list_counts) that equals the filtered total, or null to count the matching rows
    * (a filter the counts do not keep, such as external_id, is bounded by its matches and indexed).
@@ -95,6 +97,10 @@ export async function readListPage(
     conditions.push(`${column} = :filter${i}`);
     params[`filter${i}`] = value;
   });
+  if (spec.created) {
+    conditions.push('created_at >= :createdGte', 'created_at < :createdLt');
+    Object.assign(params, { createdGte: spec.created.gte, createdLt: spec.created.lt });
+  }
   const matching = (alias: string) => conditions.map((c) => `${alias}.${c}`).join(' AND ');
   const orderOf = (alias: string, direction: 'DESC' | 'ASC') =>
     spec.order === 'seq' ? `${alias}.seq ${direction}` : `${alias}.created_at ${direction}, ${alias}.id ${direction}`;

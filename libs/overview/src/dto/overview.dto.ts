@@ -1,4 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional } from 'class-validator';
 import { WalletDto } from '@app/wallet';
 
 export class OverviewWalletDto {
@@ -43,4 +45,36 @@ export class AccountOverviewDto {
   wallets: WalletDto[];
   /** Issued and active value per currency, one entry per wallet, in the order of `wallets`. */
   statsByCurrency: CurrencyStatsDto[];
+}
+
+export class DailyOverviewQueryDto {
+  /** How many UTC days, ending today: 30 or 90. */
+  @ApiPropertyOptional({ type: 'integer', enum: [30, 90], default: 30, example: 30 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @IsIn([30, 90])
+  days: number = 30;
+}
+
+export class SentDayDto {
+  /** The UTC day, `YYYY-MM-DD`. */
+  @ApiProperty({ type: String, format: 'date' })
+  date: string;
+  /** Face value of the rewards sent that day in this currency (cancelled or expired later included), in cents. */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  sentCents: number;
+}
+
+export class SentSeriesDto {
+  /** ISO 4217 currency of the series: one per wallet the account holds, the primary first. */
+  currency: string;
+  /** Every day of the window, oldest first, days without sends as 0. */
+  days: SentDayDto[];
+}
+
+export class DailyOverviewDto {
+  @ApiProperty({ type: 'integer', enum: [30, 90] })
+  days: number;
+  series: SentSeriesDto[];
 }

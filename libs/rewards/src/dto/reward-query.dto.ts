@@ -1,8 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { CursorPageQueryDto, NoControlCharacters, PageSizeQuery } from '@app/core';
-import { REWARD_STATUSES } from '../entities/reward.entity';
+import { CreatedQuery, CursorPageQueryDto, NoControlCharacters, PageSizeQuery } from '@app/core';
+import { CurrencyCode } from '@app/wallet';
+import { REWARD_STATUSES, REWARD_TYPES } from '../entities/reward.entity';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
@@ -22,6 +23,28 @@ export class ListRewardsQueryDto extends CursorPageQueryDto {
   @MaxLength(100)
   @NoControlCharacters()
   external_id?: string;
+
+  @CreatedQuery('gte', '2026-11-01T00:00:00Z')
+  created_gte?: string;
+
+  @CreatedQuery('lt', '2026-12-01T00:00:00Z')
+  created_lt?: string;
+
+  @ApiPropertyOptional({ enum: REWARD_TYPES, example: 'FIXED' })
+  @IsOptional()
+  @IsIn(REWARD_TYPES)
+  type?: string;
+
+  /** Only rewards sent with this campaign label. */
+  @ApiPropertyOptional({ example: 'spring-thanks', maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @NoControlCharacters()
+  campaign?: string;
+
+  @CurrencyCode({ required: false, description: 'Only rewards in this currency.', example: 'USD' })
+  currency?: string;
 }
 
 export class GetRewardQueryDto {

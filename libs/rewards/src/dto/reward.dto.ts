@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { WalletTransactionDto } from '@app/wallet';
 import { CARD_STATUSES, CREDENTIAL_TYPES, RewardCardEntity } from '../entities/reward-card.entity';
 import { RewardEventEntity } from '../entities/reward-event.entity';
 import { RewardEntity, REWARD_SOURCES, REWARD_STATUSES, REWARD_TYPES } from '../entities/reward.entity';
@@ -198,6 +199,27 @@ export class BulkResponseDto {
   @ApiProperty({ type: 'integer', minimum: 0 })
   failed: number;
   results: BulkResultDto[];
+}
+
+/**
+ * A reward's money trail (docs/rewards.md, Money trail). Always heldCents = capturedCents +
+ * releasedCents + the reward's remainingValueCents + the amounts of its PENDING cards.
+ */
+export class RewardLedgerDto {
+  /** Every wallet transaction of the reward and of its cards, oldest first. */
+  transactions: WalletTransactionDto[];
+  /** Held from the wallet when the reward was sent (in the reward's currency). */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  heldCents: number;
+  /** Spent on issued cards. */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  capturedCents: number;
+  /** Returned to the wallet: cancelled or expired value, failed cards. */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  releasedCents: number;
+  /** Converted into the reward's currency from another wallet to fund it (0 when its own wallet paid). */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  convertedCents: number;
 }
 
 export interface RewardView {

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { CursorPageQueryDto, PageSizeQuery } from '@app/core';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { CreatedQuery, CursorPageQueryDto, NoControlCharacters, PageSizeQuery } from '@app/core';
 import { CurrencyCode } from '../currencies';
-import { WALLET_RELATED_TYPES, WALLET_TRANSACTION_KINDS, WalletTransactionEntity } from '../entities/wallet-transaction.entity';
+import { WALLET_RELATED_TYPES, WALLET_TRANSACTION_KINDS, WalletTransactionEntity, WalletTransactionKind } from '../entities/wallet-transaction.entity';
 import { WalletEntity } from '../entities/wallet.entity';
 
 export class WalletDto {
@@ -70,6 +71,26 @@ export class WalletTransactionsQueryDto extends CursorPageQueryDto {
 
   @CurrencyCode({ required: false, description: 'Only the transactions of this currency’s wallet (default: every wallet).' })
   currency?: string;
+
+  @CreatedQuery('gte', '2026-11-01T00:00:00Z')
+  created_gte?: string;
+
+  @CreatedQuery('lt', '2026-12-01T00:00:00Z')
+  created_lt?: string;
+
+  /** Only transactions of this kind. */
+  @ApiPropertyOptional({ enum: WALLET_TRANSACTION_KINDS, example: 'HOLD' })
+  @IsOptional()
+  @IsIn(WALLET_TRANSACTION_KINDS)
+  kind?: WalletTransactionKind;
+
+  /** Only the movements of this top-up, reward, card or conversion (its id). */
+  @ApiPropertyOptional({ example: 'rw_39FOvU37D5B21txEfKDOpo', maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @NoControlCharacters()
+  related_id?: string;
 }
 
 export function toWalletDto(wallet: WalletEntity): WalletDto {
