@@ -1,5 +1,6 @@
 import { Baseline1764000000000 } from './1764000000000-baseline';
 import { WalletsPerCurrency1764400000000 } from './1764400000000-wallets-per-currency';
+import { RewardFx1764460000000 } from './1764460000000-reward-fx';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -9,4 +10,4 @@ import { WalletsPerCurrency1764400000000 } from './1764400000000-wallets-per-cur
  * docs/operations.md, Migrations). The baseline folded the development migrations into one before
  * anything was deployed; that happens once.
  */
-export const MIGRATIONS = [Baseline1764000000000, WalletsPerCurrency1764400000000];
+export const MIGRATIONS = [Baseline1764000000000, WalletsPerCurrency1764400000000, RewardFx1764460000000];
