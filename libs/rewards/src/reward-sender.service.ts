@@ -192,17 +192,14 @@ export class RewardSender {
    */
   private async plan(accountId: string, dto: CreateRewardDto, primary: string, rates: RateCache): Promise<PlannedReward> {
     if (dto.currency !== undefined && dto.currency !== primary) await this.currencies.check(accountId, dto.currency, 'currency');
-    if (dto.fundingCurrency !== undefined) await this.currencies.check(accountId, dto.fundingCurrency, 'fundingCurrency');
+    if (dto.fundingCurrency !== undefined) {
+      await this.currencies.check(accountId, dto.fundingCurrency, 'fundingCurrency');
+      // A CHOICE reward's currency is known before the catalog is asked; a FIXED one's is its item's.
+      if (dto.type === 'CHOICE') refuseSameFunding(dto.fundingCurrency, dto.currency ?? primary);
+    }
     const checked = await this.catalog.check(accountId, dto, primary);
     if (dto.fundingCurrency === undefined) return { ...checked, fx: null };
-    if (dto.fundingCurrency === checked.currency) {
-      throw new BadRequestError([
-        {
-          path: 'fundingCurrency',
-          message: `must be another currency than the reward's (${checked.currency}); leave it out to hold the value from the ${checked.currency} wallet`,
-        },
-      ]);
-    }
+    refuseSameFunding(dto.fundingCurrency, checked.currency);
     const pair = `${dto.fundingCurrency}>${checked.currency}`;
     let rate = rates.get(pair);
     if (!rate) {
@@ -219,6 +216,14 @@ export class RewardSender {
   private enqueue(written: WrittenReward[]): Promise<void> {
     return this.jobs.enqueue({ cardIds: written.flatMap((w) => w.cardIds), mailJobIds: written.map((w) => w.mailJobId) });
   }
+}
+
+/** `fundingCurrency` must name another wallet than the reward's own (400). */
+function refuseSameFunding(fundingCurrency: string, currency: string): void {
+  if (fundingCurrency !== currency) return;
+  throw new BadRequestError([
+    { path: 'fundingCurrency', message: `must be another currency than the reward's (${currency}); leave it out to hold the value from the ${currency} wallet` },
+  ]);
 }
 
 /** The wallet a planned send takes from, and how much: the funding one, or the reward currency's. */
