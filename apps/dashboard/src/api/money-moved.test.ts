@@ -12,12 +12,14 @@ describe('moneyMoved: what a send, cancel, resend or top-up makes stale', () => 
       ["a reward's page", queryKeys.rewards.detail('rwd_1')],
       ['the overview figures', queryKeys.overview()],
       ['the wallet balance', queryKeys.wallet.balance()],
+      ['every wallet, one per currency', queryKeys.wallet.list()],
       ['a wallet transactions page', queryKeys.wallet.transactions(3)],
     ];
     const untouched: [string, QueryKey][] = [
       ['the session', queryKeys.session()],
       ['the account', queryKeys.account()],
       ['the catalog', queryKeys.catalog()],
+      ['the exchange rates', queryKeys.fxRates()],
       ["a reward's redemption link", queryKeys.rewardLink('rwd_1')],
       ['the webhook endpoints', queryKeys.webhooks.endpoints()],
       ['the team', queryKeys.team.members()],

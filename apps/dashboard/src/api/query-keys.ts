@@ -32,12 +32,16 @@ export const queryKeys = {
   wallet: {
     all: () => ['wallet'] as const,
     balance: () => ['wallet', 'balance'] as const,
+    /** Every wallet of the account, one per currency (GET /v1/wallets). */
+    list: () => ['wallet', 'list'] as const,
     transactions: (page: number) => ['wallet', 'transactions', page] as const,
   },
   webhooks: {
     endpoints: () => ['webhooks', 'endpoints'] as const,
     deliveries: (endpointId: string) => ['webhooks', 'deliveries', endpointId] as const,
   },
+  /** Exchange rates: they move with the rate source, not with the account's money. */
+  fxRates: () => ['fx-rates'] as const,
   apiKeys: () => ['api-keys'] as const,
   team: {
     members: () => ['team', 'members'] as const,

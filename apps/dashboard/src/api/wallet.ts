@@ -5,10 +5,16 @@ import { useMoneyMoved } from './money-moved';
 import { queryKeys } from './query-keys';
 
 export type WalletTransaction = components['schemas']['WalletTransactionDto'];
+export type WalletBalance = components['schemas']['WalletDto'];
 
 /** The wallet's balances (available and reserved). */
 export function useWallet() {
   return useQuery({ queryKey: queryKeys.wallet.balance(), queryFn: async () => (await unwrap(await v1.GET('/v1/wallet'))).wallet });
+}
+
+/** Every wallet of the account, one per currency, the primary first (docs/currencies.md, Wallets). */
+export function useWallets() {
+  return useQuery({ queryKey: queryKeys.wallet.list(), queryFn: async () => (await unwrap(await v1.GET('/v1/wallets'))).wallets });
 }
 
 async function transactionsPage(page: number, pageSize: number) {
