@@ -7,5 +7,5 @@ export async function sendReward(token: string): Promise<string | undefined> {
     body: { type: 'CHOICE', valueCents: 2500, recipient: { email: 'ada@example.com', firstName: 'Ada' } },
   });
   if (error) throw new Error(`${error.error}: ${error.message}`);
-  return data && 'reward' in data ? data.reward.id : undefined; // 200 may also be a dry run's answer
+  return data && 'redemptionUrl' in data ? data.reward.id : undefined; // a dry run's 200 has no redemptionUrl (nor ids)
 }

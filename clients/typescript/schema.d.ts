@@ -322,7 +322,7 @@ export interface paths {
         put?: never;
         /**
          * Send a reward
-         * @description Holds the value from the wallet and e-mails the recipient a redemption link.
+         * @description Holds the value in the wallet of the reward's currency (a FIXED reward's item's; a CHOICE reward's `currency`, default the primary one) and e-mails the recipient a redemption link. Too little in that wallet, or no wallet in that currency: 402 naming it. With `fundingCurrency` the whole value is converted from that wallet at the current rate in the same transaction, and the reward shows `fx`; too little there: 402 naming it; rates older than 24 h: 503.
          */
         post: operations["createReward"];
         delete?: never;
@@ -342,7 +342,7 @@ export interface paths {
         put?: never;
         /**
          * Send up to 500 rewards
-         * @description Items are processed in order; an invalid item fails alone. The first item the wallet cannot afford ends processing: it and every later item are `skipped: insufficient_funds`. `sent + failed` is the number of items.
+         * @description Items are processed in order; an invalid item fails alone. Each item takes `currency` and `fundingCurrency` as a single send does. The first item its wallet (the funding one, if any) cannot afford ends processing: it and every later item are `skipped: insufficient_funds`. `sent + failed` is the number of items.
          */
         post: operations["createRewardsBulk"];
         delete?: never;
@@ -1149,6 +1149,24 @@ export interface components {
              * @description Value not yet turned into cards.
              */
             remainingValueCents: number;
+            /** @description Set when the send converted the value from another wallet (`fundingCurrency`); null when it was held from the reward currency's own wallet. */
+            fx: {
+                /**
+                 * @description The wallet the value was converted from.
+                 * @example USD
+                 */
+                fundingCurrency: string;
+                /**
+                 * @description Units of the reward's currency per one unit of `fundingCurrency`, as applied (markup included, 8 decimals at most).
+                 * @example 0.92
+                 */
+                rate: number;
+                /**
+                 * Format: int64
+                 * @description What the send took from the `fundingCurrency` wallet, in its cents: `ceil(valueCents / rate)`.
+                 */
+                fundedCents: number;
+            } | null;
             recipientLastName: string | null;
             message: string | null;
             /** @description FIXED: the catalog item. */
@@ -1177,6 +1195,7 @@ export interface components {
             brandImageUrl: string | null;
             /** @description Reward identifier (`rw_`). */
             id: string;
+            /** @description The reward's currency: its value, its cards and the wallet it is held in (and returns to on cancel, expiry or a failed card). */
             currency: string;
             recipientEmail: string;
             recipientFirstName: string;
@@ -1189,22 +1208,99 @@ export interface components {
             /** @description The recipient's link (`{base_url}/r/{token}`): the reward's one link, which every e-mail and resend carries too. */
             redemptionUrl: string;
         };
-        DryRunRewardResponseDto: {
-            /** @enum {boolean} */
-            dryRun: true;
+        DryRunIssuedCardDto: {
+            /** Format: int64 */
+            amountCents: number;
             /**
-             * @description Every check passed: the reward would be created.
-             * @enum {boolean}
+             * @description PENDING while issuing; ISSUED; FAILED (value re-credited); CANCELED (FIXED reward cancelled before issuance).
+             * @enum {string}
              */
-            ok: true;
+            status: "PENDING" | "ISSUED" | "FAILED" | "CANCELED";
+            redemptionInstructions: string | null;
+            /** Format: date-time */
+            issuedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            brandImageUrl: string | null;
+            utid: string;
+            /** @description Item name as the catalog gave it when the card was chosen. */
+            rewardName: string;
+            currency: string;
+            brandName: string;
+            /** @description Empty until the card is issued. */
+            credentials: components["schemas"]["CredentialDto"][];
+        };
+        DryRunRewardEventDto: {
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** @description A webhook event name that concerns this reward, or `reward.resent`. */
+            type: string;
+        };
+        DryRunRewardDto: {
+            /** @enum {string} */
+            type: "FIXED" | "CHOICE";
+            /** @enum {string} */
+            status: "CREATED" | "SENT" | "OPENED" | "PARTIALLY_REDEEMED" | "REDEEMED" | "EXPIRED" | "CANCELED";
+            /** Format: int64 */
+            faceValueCents: number;
             /**
              * Format: int64
-             * @description What would be held from the wallet.
+             * @description Value not yet turned into cards.
              */
-            holdCents: number;
-            /** Format: int64 */
-            walletAvailableCents: number;
+            remainingValueCents: number;
+            /** @description Set when the send converted the value from another wallet (`fundingCurrency`); null when it was held from the reward currency's own wallet. */
+            fx: {
+                /**
+                 * @description The wallet the value was converted from.
+                 * @example USD
+                 */
+                fundingCurrency: string;
+                /**
+                 * @description Units of the reward's currency per one unit of `fundingCurrency`, as applied (markup included, 8 decimals at most).
+                 * @example 0.92
+                 */
+                rate: number;
+                /**
+                 * Format: int64
+                 * @description What the send took from the `fundingCurrency` wallet, in its cents: `ceil(valueCents / rate)`.
+                 */
+                fundedCents: number;
+            } | null;
+            recipientLastName: string | null;
+            message: string | null;
+            /** @description FIXED: the catalog item. */
+            utid: string | null;
+            /** @description CHOICE: the brands the recipient may pick from; null means the whole catalog. */
+            allowedBrandKeys: string[] | null;
+            campaign: string | null;
+            externalId: string | null;
+            /**
+             * @description How it was sent: api, bulk, dashboard or oauth.
+             * @enum {string}
+             */
+            source: "api" | "bulk" | "dashboard" | "oauth";
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: date-time */
+            sentAt: string | null;
+            /** Format: date-time */
+            openedAt: string | null;
+            /** Format: date-time */
+            redeemedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description FIXED: brand at send time. */
+            brandName: string | null;
+            brandImageUrl: string | null;
+            /** @description The reward's currency: its value, its cards and the wallet it is held in (and returns to on cancel, expiry or a failed card). */
             currency: string;
+            recipientEmail: string;
+            recipientFirstName: string;
+            issuedCards: components["schemas"]["DryRunIssuedCardDto"][];
+            events: components["schemas"]["DryRunRewardEventDto"][];
         };
         RecipientDto: {
             /**
@@ -1223,9 +1319,19 @@ export interface components {
             type: "FIXED" | "CHOICE";
             /**
              * Format: int32
-             * @description Value in cents of the wallet currency. FIXED: the item's face value, or within its range.
+             * @description Value in cents of the reward's currency. FIXED: the item's face value, or within its range.
              */
             valueCents: number;
+            /**
+             * @description The reward's currency. CHOICE: the recipient is offered cards in it (default: the account's primary currency). FIXED: always the item's currency; it may be left out, and when given must be the item's (422 otherwise). The value is held in this currency’s wallet unless `fundingCurrency` is given.
+             * @example EUR
+             */
+            currency?: string;
+            /**
+             * @description Fund the reward from this currency’s wallet: the whole value is converted at the current rate (`GET /v1/fx/rates`) in the send's own transaction, `ceil(valueCents / rate)` taken from this wallet, and held in the reward currency's wallet (funds already there are not used). Must differ from the reward's currency (400). The reward shows it in `fx`. 503 while the rates are older than 24 h.
+             * @example USD
+             */
+            fundingCurrency?: string;
             /**
              * Format: date-time
              * @description CHOICE only: when unused value returns to the wallet. Must be in the future. An RFC 3339 date-time with its offset (`Z` or `+02:00`); one without an offset is 400.
@@ -1549,14 +1655,34 @@ export interface components {
             status: "CREATED" | "SENT" | "OPENED" | "PARTIALLY_REDEEMED" | "REDEEMED" | "EXPIRED" | "CANCELED";
             /**
              * Format: int64
-             * @description Face value of the reward, in cents.
+             * @description Face value of the reward, in cents of `currency`.
              */
             valueCents: number;
             /**
              * Format: int64
-             * @description Value not yet turned into cards.
+             * @description Value not yet turned into cards, in cents of `currency`.
              */
             remainingValueCents: number;
+            /** @description The reward’s currency: the wallet its value is held in and returns to. */
+            currency: string;
+            /** @description Set when the send converted the value from another wallet (`fundingCurrency`), as on the reward; otherwise null. */
+            fx: {
+                /**
+                 * @description The wallet the value was converted from.
+                 * @example USD
+                 */
+                fundingCurrency: string;
+                /**
+                 * @description Units of the reward's currency per one unit of `fundingCurrency`, as applied (markup included, 8 decimals at most).
+                 * @example 0.92
+                 */
+                rate: number;
+                /**
+                 * Format: int64
+                 * @description What the send took from the `fundingCurrency` wallet, in its cents: `ceil(valueCents / rate)`.
+                 */
+                fundedCents: number;
+            } | null;
             externalId: string | null;
         };
         WebhookCardData: {
@@ -1793,8 +1919,10 @@ export interface components {
         };
         /** @description What the service POSTs to a webhook endpoint: one event, signed. */
         WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["PingEvent"];
-        /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward`), or the answer of a dry run (`dry_run=true`; it has `dryRun: true` and no `reward`). */
-        CreateReward200Response: components["schemas"]["CreateRewardResponseDto"] | components["schemas"]["DryRunRewardResponseDto"];
+        /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward` and `redemptionUrl`), or the answer of a dry run (`dry_run=true`): `reward` as it would be created, without ids, with `fx` when it would be converted; nothing is held, stored or sent, and no `Idempotency-Key` is consumed. */
+        CreateReward200Response: components["schemas"]["CreateRewardResponseDto"] | {
+            reward: components["schemas"]["DryRunRewardDto"];
+        };
     };
     responses: never;
     parameters: never;
@@ -4239,7 +4367,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward`), or the answer of a dry run (`dry_run=true`; it has `dryRun: true` and no `reward`). */
+            /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward` and `redemptionUrl`), or the answer of a dry run (`dry_run=true`): `reward` as it would be created, without ids, with `fx` when it would be converted; nothing is held, stored or sent, and no `Idempotency-Key` is consumed. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -186,6 +186,59 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await context.close();
   });
 
+  it('sends a CHOICE reward in another currency, funded from another wallet with the converted amount shown, at phone and desktop width', async () => {
+    const rates = (await t.api.as(m.key).get('/v1/fx/rates?from=USD')).body.rates as { to: string; rate: number }[];
+    const usdToEur = rates.find((r) => r.to === 'EUR')!.rate;
+    // 50.00 EUR from USD: ceil(5000 / rate) USD cents, in integers (docs/currencies.md, Rounding).
+    const funded = Number((5_000n * 100_000_000n + BigInt(Math.round(usdToEur * 1e8)) - 1n) / BigInt(Math.round(usdToEur * 1e8)));
+    const shown = `$${(funded / 100).toFixed(2)}`;
+    for (const [device, name] of [
+      [PHONE, 'phone'],
+      [DESKTOP, 'desktop'],
+    ] as const) {
+      const eurBefore = (await t.api.as(m.key).get('/v1/wallets')).body.wallets.find((w: any) => w.currency === 'EUR');
+      expect(eurBefore?.availableCents ?? 0).toBe(0);
+      const { context, page } = await signedIn(device);
+      await nav(page, 'Send').click();
+      await page.getByLabel("Recipient's choice (CHOICE)").check();
+      await page.getByLabel('Recipient e-mail').fill(`euro.${name}@example.com`);
+      await page.getByLabel('First name').fill('Eva');
+      await page.getByLabel('Reward currency').selectOption('EUR');
+      await page.getByLabel('Amount (EUR)').fill('50');
+      // The EUR wallet is empty: the USD wallet is offered, with what it would take.
+      const usd = page.getByRole('radiogroup', { name: 'Wallet to pay from' }).getByRole('radio', { name: /^USD wallet/ });
+      await usd.waitFor();
+      await expect(page.getByRole('radiogroup', { name: 'Wallet to pay from' }).textContent()).resolves.toContain(`USD wallet: ${shown} at ${usdToEur}`);
+      await page.screenshot({ path: artifact(`dashboard-send-funded-${name}.png`), fullPage: true });
+      await expectAccessible(page, `Send, funded from another wallet (${name})`);
+      await usd.check();
+      await page.getByRole('button', { name: 'Send reward' }).click();
+      await page.getByText(`Reward sent to euro.${name}@example.com.`).waitFor();
+      await page.getByText(`converted from the USD wallet: ${shown} at ${usdToEur}.`).waitFor();
+      await expectAccessible(page, `Send, sent (${name})`);
+      const sent = (await t.api.as(m.key).get('/v1/rewards?page_size=100')).body.rewards.find((r: any) => r.recipientEmail === `euro.${name}@example.com`);
+      expect(sent).toMatchObject({ type: 'CHOICE', currency: 'EUR', faceValueCents: 5_000, source: 'dashboard', fx: { fundingCurrency: 'USD', rate: usdToEur, fundedCents: funded } });
+      await context.close();
+    }
+
+    // With enough in the EUR wallet, nothing is converted and nothing is offered; a FIXED reward follows its card's currency.
+    expect((await t.api.as(m.key).post('/v1/topups', { amountCents: 10_000, currency: 'EUR' })).status).toBe(201);
+    const { context, page } = await signedIn();
+    await nav(page, 'Send').click();
+    await page.getByLabel("Recipient's choice (CHOICE)").check();
+    await page.getByLabel('Reward currency').selectOption('EUR');
+    await page.getByLabel('Amount (EUR)').fill('50');
+    await page.getByLabel('Recipient e-mail').waitFor();
+    await expect(page.getByRole('group', { name: 'Pay from another wallet' }).count()).resolves.toBe(0);
+    await page.getByLabel('One gift card (FIXED)').check();
+    await page.getByLabel('Search the catalog').fill('GBP');
+    await page.getByRole('radiogroup', { name: 'Gift card' }).getByRole('radio').first().check();
+    await page.getByLabel('Amount (GBP)').fill('1000');
+    // No GBP wallet: the other wallets are offered for the card too.
+    await page.getByRole('radiogroup', { name: 'Wallet to pay from' }).getByRole('radio', { name: /^EUR wallet/ }).waitFor();
+    await context.close();
+  }, 120_000);
+
   it('a bulk CSV with one bad row: the preview shows it, the send reports it, and the others are sent', async () => {
     const { context, page } = await signedIn();
     await nav(page, 'Send').click();

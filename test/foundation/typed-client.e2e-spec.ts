@@ -57,7 +57,7 @@ describe('generated TypeScript client', () => {
       },
     });
     expect(sent.response.status).toBe(201);
-    const created = sent.data && 'reward' in sent.data ? sent.data.reward : undefined;
+    const created = sent.data && 'redemptionUrl' in sent.data ? sent.data.reward : undefined;
     expect(created?.type).toBe('FIXED');
 
     const read = await client.GET('/v1/rewards/{id}', { params: { path: { id: created!.id } } });

@@ -47,7 +47,7 @@ describe('POST /v1/rewards/bulk', () => {
       rewards: [
         choiceReward(1_000),
         { type: 'CHOICE', valueCents: 1_000 }, // no recipient: 400 for this item only
-        fixedReward(picks.fixedEur), // wrong currency: 422 for this item only
+        fixedReward(picks.fixedEur, { currency: 'USD' }), // a EUR item said to be in USD: 422 for this item only
         choiceReward(2_000),
         choiceReward(1_000), // 500 left: the wallet runs out here
         choiceReward(100), // affordable, but after the stop: skipped
@@ -102,7 +102,7 @@ describe('POST /v1/rewards/bulk', () => {
   it('a dry run answers per item and charges, stores and sends nothing', async () => {
     const m = await newMerchant(2_500);
     const res = await t.api.as(m.key).post('/v1/rewards/bulk?dry_run=true', {
-      rewards: [choiceReward(1_000), fixedReward(picks.fixedEur), choiceReward(1_000), choiceReward(1_000)],
+      rewards: [choiceReward(1_000), fixedReward(picks.fixedEur, { currency: 'USD' }), choiceReward(1_000), choiceReward(1_000)],
     });
     expect(res.status).toBe(207);
     expect(res.body).toMatchObject({ dryRun: true, sent: 2, failed: 2 });

@@ -162,7 +162,7 @@ describe('card issuance calls the supplier with nothing held, and respects its h
     expect(await circuit.state()).toBe('open');
     const ready = await fetch(`${t.baseUrl}/health/ready`);
     expect(ready.status).toBe(200); // the API still serves; only issuance waits
-    expect(await ready.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' }, supplier: 'open', fx: expect.any(Object) });
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' }, supplier: 'open', fx: expect.objectContaining({ source: 'sandbox' }) });
     expect(await gauge()).toBe('2');
     for (const { cardId } of cards) expect(await cardStatus(cardId)).toBe('PENDING');
 

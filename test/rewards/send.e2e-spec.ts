@@ -68,7 +68,15 @@ describe('POST /v1/rewards', () => {
     });
     const outbox = await dataSource.query(`SELECT id, type, data FROM events WHERE data->>'id' = $1 ORDER BY seq`, [reward.id]);
     expect(outbox.map((e: any) => e.type)).toEqual(['reward.created', 'reward.sent']);
-    expect(outbox[0].data).toEqual({ id: reward.id, status: 'CREATED', valueCents: 5_000, remainingValueCents: 5_000, externalId: 'order-42' });
+    expect(outbox[0].data).toEqual({
+      id: reward.id,
+      status: 'CREATED',
+      valueCents: 5_000,
+      remainingValueCents: 5_000,
+      currency: 'USD',
+      fx: null,
+      externalId: 'order-42',
+    });
     // The timeline shares the webhook events' ids.
     expect(outbox.map((e: any) => e.id)).toEqual(reward.events.map((e: any) => e.id));
   });
@@ -129,7 +137,7 @@ describe('POST /v1/rewards', () => {
       [fixedReward(picks.fixedUsd, { valueCents: picks.fixedUsd.valueCents + 1 }), /face value/],
       [fixedReward(picks.variableUsd, { valueCents: picks.variableUsd.minCents! - 1 }), /outside that range/],
       [fixedReward(picks.variableUsd, { valueCents: picks.variableUsd.maxCents! + 1 }), /outside that range/],
-      [fixedReward(picks.fixedEur), /is in EUR; this wallet pays in USD/],
+      [fixedReward(picks.fixedEur, { currency: 'USD' }), /is in EUR; a FIXED reward is in its item's currency/],
       [choiceReward(5_000, { allowedBrandKeys: [picks.usdBrandKey, 'no-such-brand'] }), /no-such-brand/],
       [choiceReward(1), /cheapest/],
     ];
@@ -246,9 +254,18 @@ describe('POST /v1/rewards', () => {
       const m = await newMerchant(3_000);
       const ok = await t.api.as(m.key).post('/v1/rewards?dry_run=true', choiceReward(2_000));
       expect(ok.status).toBe(200);
-      expect(ok.body).toEqual({ dryRun: true, ok: true, holdCents: 2_000, currency: 'USD', walletAvailableCents: 3_000 });
+      // The reward as it would be created, without ids (docs/rewards.md, Dry run).
+      expect(ok.body).toEqual({ reward: expect.objectContaining({ type: 'CHOICE', status: 'SENT', faceValueCents: 2_000, currency: 'USD', fx: null }) });
+      expect(ok.body.reward.id).toBeUndefined();
+      expect(ok.body.reward.events.map((e: any) => [e.type, e.id])).toEqual([
+        ['reward.created', undefined],
+        ['reward.sent', undefined],
+      ]);
       expect((await t.api.as(m.key).post('/v1/rewards?dry_run=true', choiceReward(3_001))).status).toBe(402);
-      expect((await t.api.as(m.key).post('/v1/rewards?dry_run=true', fixedReward(picks.fixedEur))).status).toBe(422);
+      // A EUR card from an account that holds no EUR: 402 naming EUR, as the send would answer.
+      const eur = await t.api.as(m.key).post('/v1/rewards?dry_run=true', fixedReward(picks.fixedEur));
+      expect({ status: eur.status, message: eur.body.message }).toEqual({ status: 402, message: expect.stringContaining('EUR') });
+      expect((await t.api.as(m.key).post('/v1/rewards?dry_run=true', fixedReward(picks.fixedUsd, { valueCents: 1 }))).status).toBe(422);
       expect((await t.api.as(m.key).post('/v1/rewards?dry_run=true', { type: 'CHOICE' })).status).toBe(400);
       expect(await rewardCount(m)).toBe(0);
       expect(await wallet(m)).toMatchObject({ availableCents: 3_000, reservedCents: 0 });

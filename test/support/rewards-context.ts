@@ -79,7 +79,7 @@ export async function sendReward(
 ): Promise<{ rewardId: string; cardIds: string[]; mailJobId: string; token: string }> {
   const dto = { recipient: { email: 'ada@example.test', firstName: 'Ada' }, ...reward } as CreateRewardDto;
   const outcome = await context.app.get(RewardSender).send(principal, dto, { idempotencyKey: null, dryRun: false });
-  if (outcome.status !== 201 || !('reward' in outcome.body)) throw new Error(`send answered ${outcome.status}`);
+  if (outcome.status !== 201 || !('redemptionUrl' in outcome.body)) throw new Error(`send answered ${outcome.status}`);
   const { reward: sent, redemptionUrl } = outcome.body;
   const [mailJob]: { id: string }[] = await context.app.get(DataSource).query(`SELECT id FROM mail_jobs WHERE reward_id = $1`, [sent.id]);
   return { rewardId: sent.id, cardIds: sent.issuedCards.map((card) => card.id), mailJobId: mailJob.id, token: redemptionUrl.split('/r/')[1] };

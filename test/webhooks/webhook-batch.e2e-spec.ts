@@ -60,7 +60,7 @@ describe('webhook delivery in batches', () => {
     const eventIds = await db.transaction(async (manager) => {
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {
-        ids.push(await recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: `rw_${i}`, status: 'CREATED', valueCents: i + 1, remainingValueCents: i + 1, externalId: null } }));
+        ids.push(await recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: `rw_${i}`, status: 'CREATED', valueCents: i + 1, remainingValueCents: i + 1, currency: 'USD', fx: null, externalId: null } }));
       }
       return ids;
     });
@@ -192,7 +192,7 @@ describe('webhook delivery in batches', () => {
     const count = 50;
     const eventIds = await db.transaction(async (manager) => {
       const ids: string[] = [];
-      for (let i = 0; i < count; i++) ids.push(await recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: `rw_f${i}`, status: 'CREATED', valueCents: i + 1, remainingValueCents: i + 1, externalId: null } }));
+      for (let i = 0; i < count; i++) ids.push(await recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: `rw_f${i}`, status: 'CREATED', valueCents: i + 1, remainingValueCents: i + 1, currency: 'USD', fx: null, externalId: null } }));
       return ids;
     });
     const succeeded = await eventually(async () => {

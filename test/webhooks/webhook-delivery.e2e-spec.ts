@@ -368,7 +368,7 @@ describe('webhook delivery', () => {
   it('an event committed with no job enqueued (a crash right after the commit) is still delivered by the relay', async () => {
     const { merchant, path } = await merchantWithEndpoint();
     const eventId = await t.app.get(DataSource).transaction((manager) =>
-      recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: 'rw_test', status: 'CREATED', valueCents: 500, remainingValueCents: 500, externalId: null } }),
+      recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: 'rw_test', status: 'CREATED', valueCents: 500, remainingValueCents: 500, currency: 'USD', fx: null, externalId: null } }),
     );
     const [request] = await eventually(async () => receiver.at(path).length > 0 && receiver.at(path));
     expect(request.json).toMatchObject({ id: eventId, type: 'reward.created', data: { id: 'rw_test', status: 'CREATED', valueCents: 500 } });

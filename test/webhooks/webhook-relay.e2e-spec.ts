@@ -39,7 +39,7 @@ describe('webhook relay with several workers', () => {
     const eventIds = await Promise.all(
       Array.from({ length: events }, (_, i) =>
         (i % 2 ? a : b).app.get(DataSource).transaction((manager) =>
-          recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: `rw_${i}`, status: 'CREATED', valueCents: i + 1, remainingValueCents: i + 1, externalId: null } }),
+          recordEvent(manager, { accountId: merchant.accountId, type: 'reward.created', data: { id: `rw_${i}`, status: 'CREATED', valueCents: i + 1, remainingValueCents: i + 1, currency: 'USD', fx: null, externalId: null } }),
         ),
       ),
     );

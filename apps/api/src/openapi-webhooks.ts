@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { EVENT_TYPES } from '@app/core';
+import { REWARD_FX_SCHEMA } from '@app/rewards';
 
 /**
  * The webhook payloads are part of the contract: one schema per event type, and the request the
@@ -18,13 +19,25 @@ const DATA_SCHEMAS: Record<string, Json> = {
   WebhookRewardData: {
     type: 'object',
     description: 'The reward as it is after the change.',
-    required: ['id', 'status', 'valueCents', 'remainingValueCents', 'externalId'],
+    required: ['id', 'status', 'valueCents', 'remainingValueCents', 'currency', 'fx', 'externalId'],
     additionalProperties: false,
     properties: {
       id: { type: 'string', pattern: '^rw_', maxLength: 64 },
       status: { type: 'string', enum: REWARD_STATUS },
-      valueCents: { ...cents, minimum: 1, description: 'Face value of the reward, in cents.' },
-      remainingValueCents: { ...cents, description: 'Value not yet turned into cards.' },
+      valueCents: { ...cents, minimum: 1, description: 'Face value of the reward, in cents of `currency`.' },
+      remainingValueCents: { ...cents, description: 'Value not yet turned into cards, in cents of `currency`.' },
+      currency: {
+        type: 'string',
+        pattern: '^[A-Z]{3}$',
+        minLength: 3,
+        maxLength: 3,
+        description: 'The reward’s currency: the wallet its value is held in and returns to.',
+      },
+      fx: {
+        ...REWARD_FX_SCHEMA,
+        additionalProperties: false,
+        description: 'Set when the send converted the value from another wallet (`fundingCurrency`), as on the reward; otherwise null.',
+      },
       externalId: { type: 'string', nullable: true, maxLength: 100 },
     },
   },

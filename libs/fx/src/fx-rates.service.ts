@@ -8,6 +8,12 @@ import { FX_RATES_SOURCE, FxRatesSource, SourceRate } from './rates/rates-source
 export const FX_RATES_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 /** How often the worker side asks the source again. */
 export const FX_RATES_REFRESH_MS = 10 * 60 * 1000;
+/**
+ * How long `current` reuses the stored rates it read (wall-clock time, an in-process cache): a busy
+ * process reads them about once a second instead of once per quote or funded send, and sees another
+ * process's refresh at most this late. Its own refresh is seen at once.
+ */
+export const FX_STORED_RATES_REUSE_MS = 1_000;
 /** What a 503 for stale or missing rates tells a client to wait: the rates are asked again this often at most. */
 const RETRY_AFTER_SECONDS = 60;
 /** Cross rates go through this currency first when a source publishes no direct or inverse rate. */
@@ -56,6 +62,7 @@ export class FxRatesUnavailableError extends UnavailableError {
 @Injectable()
 export class FxRates implements OnApplicationBootstrap {
   private readonly logger = new Logger(FxRates.name);
+  private recent: { readAt: number; rates: Promise<StoredRate[]> } | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -85,6 +92,7 @@ export class FxRates implements OnApplicationBootstrap {
         WHERE r.as_of <= EXCLUDED.as_of`,
       [this.source.name, rates.map((r) => r.from), rates.map((r) => r.to), rates.map((r) => formatRate(r.midRate)), asOf],
     );
+    this.recent = null;
     return rates.length;
   }
 
@@ -99,10 +107,12 @@ export class FxRates implements OnApplicationBootstrap {
 
   /**
    * The rate to use now from `from` to `to`. 503 (FxRatesUnavailableError) when the source gives
-   * none, or only one older than 24 h.
+   * none, or only one older than 24 h. Without a `manager`, from the stored rates read at most
+   * FX_STORED_RATES_REUSE_MS ago; with one, read in that transaction. Whether a rate is stale is
+   * judged on every call, by the clock.
    */
-  async current(from: string, to: string, manager: EntityManager = this.dataSource.manager): Promise<FxRate> {
-    const stored = await this.stored(manager, [from, to]);
+  async current(from: string, to: string, manager?: EntityManager): Promise<FxRate> {
+    const stored = manager ? await this.stored(manager, [from, to]) : await this.storedRecently();
     const rate = derive(stored, from, to);
     if (!rate) throw new FxRatesUnavailableError(`No exchange rate from ${from} to ${to} is available from the rate source (${this.source.name}); nothing was converted.`);
     if (this.isStale(rate.asOf)) {
@@ -148,6 +158,20 @@ export class FxRates implements OnApplicationBootstrap {
 
   private priced(rate: StoredRate): FxRate {
     return { ...rate, rate: withMarkup(rate.midRate, this.config.fxMarkupBps) };
+  }
+
+  /** Every stored rate of the source, as read at most FX_STORED_RATES_REUSE_MS ago (a failed read is not kept). */
+  private storedRecently(): Promise<StoredRate[]> {
+    const now = Date.now();
+    if (this.recent === null || now - this.recent.readAt > FX_STORED_RATES_REUSE_MS) {
+      const rates = this.stored(this.dataSource.manager, null);
+      const recent = { readAt: now, rates };
+      this.recent = recent;
+      rates.catch(() => {
+        if (this.recent === recent) this.recent = null;
+      });
+    }
+    return this.recent.rates;
   }
 
   /** The source's stored rates: those that touch `currencies` (all that can derive their pairs), or all. */

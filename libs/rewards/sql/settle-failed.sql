@@ -11,13 +11,13 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
 SELECT 1;
 WITH ledger AS (INSERT INTO wallet_transactions
          (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, $1::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $1::text AND w.is_primary), $2, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM unnest($3::text[],
-                     $4::bigint[],
+       SELECT e.id, $1::text, $2::text, $3, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($4::text[],
                      $5::bigint[],
-                     $6::text[],
+                     $6::bigint[],
                      $7::text[],
-                     $8::text[])
+                     $8::text[],
+                     $9::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
         WHERE true
        ON CONFLICT (kind, related_type, related_id) DO NOTHING
@@ -48,13 +48,13 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
 SELECT 1;
 WITH ledger AS (INSERT INTO wallet_transactions
          (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, $1::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $1::text AND w.is_primary), $2, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM unnest($3::text[],
-                     $4::bigint[],
+       SELECT e.id, $1::text, $2::text, $3, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($4::text[],
                      $5::bigint[],
-                     $6::text[],
+                     $6::bigint[],
                      $7::text[],
-                     $8::text[])
+                     $8::text[],
+                     $9::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
         WHERE true
        ON CONFLICT (kind, related_type, related_id) DO NOTHING

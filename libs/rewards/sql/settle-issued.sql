@@ -17,13 +17,13 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
       WHERE true),
 ledger AS (INSERT INTO wallet_transactions
          (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, $13::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $13::text AND w.is_primary), $14, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM unnest($15::text[],
-                     $16::bigint[],
+       SELECT e.id, $13::text, $14::text, $15, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($16::text[],
                      $17::bigint[],
-                     $18::text[],
+                     $18::bigint[],
                      $19::text[],
-                     $20::text[])
+                     $20::text[],
+                     $21::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
         WHERE true
        ON CONFLICT (kind, related_type, related_id) DO NOTHING
@@ -46,13 +46,13 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
       WHERE true),
 ledger AS (INSERT INTO wallet_transactions
          (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, $10::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $10::text AND w.is_primary), $11, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM unnest($12::text[],
-                     $13::bigint[],
+       SELECT e.id, $10::text, $11::text, $12, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($13::text[],
                      $14::bigint[],
-                     $15::text[],
+                     $15::bigint[],
                      $16::text[],
-                     $17::text[])
+                     $17::text[],
+                     $18::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
         WHERE true
        ON CONFLICT (kind, related_type, related_id) DO NOTHING

@@ -7,8 +7,8 @@ claim AS (INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash
       WHERE EXISTS (SELECT 1 FROM fresh_catalog)
         AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $2 AND key_hash = ANY($8::text[]))
      ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash),
-new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
-       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $9::jsonb)
+new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $9::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
 new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at)
        SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $10::jsonb)
@@ -28,13 +28,13 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
       WHERE EXISTS (SELECT 1 FROM claim)),
 ledger AS (INSERT INTO wallet_transactions
          (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, $18::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $18::text AND w.is_primary), $19, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM unnest($20::text[],
-                     $21::bigint[],
+       SELECT e.id, $18::text, $19::text, $20, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($21::text[],
                      $22::bigint[],
-                     $23::text[],
+                     $23::bigint[],
                      $24::text[],
-                     $25::text[])
+                     $25::text[],
+                     $26::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
         WHERE EXISTS (SELECT 1 FROM claim)
        RETURNING id)
@@ -42,8 +42,8 @@ SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, EXISTS (SELECT 1 FROM clai
 
 -- A CHOICE reward without one
 WITH fresh_catalog AS (SELECT 1 FROM catalog_state WHERE id = 1 AND revision = $1),
-new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
-       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $2::jsonb)
+new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $2::jsonb)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
 new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
        SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
@@ -60,13 +60,60 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
       WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
 ledger AS (INSERT INTO wallet_transactions
          (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, $10::text, (SELECT w.currency FROM wallets w WHERE w.account_id = $10::text AND w.is_primary), $11, e.available, e.reserved, e.description, e.related_type, e.related_id
-         FROM unnest($12::text[],
-                     $13::bigint[],
+       SELECT e.id, $10::text, $11::text, $12, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($13::text[],
                      $14::bigint[],
-                     $15::text[],
+                     $15::bigint[],
                      $16::text[],
-                     $17::text[])
+                     $17::text[],
+                     $18::text[])
+                AS e (id, available, reserved, description, related_type, related_id)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)
+       RETURNING id)
+SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, EXISTS (SELECT 1 FROM fresh_catalog) AS done;
+
+-- A CHOICE reward in EUR funded from the USD wallet (fundingCurrency), without a key
+WITH fresh_catalog AS (SELECT 1 FROM catalog_state WHERE id = 1 AND revision = $1),
+new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at FROM jsonb_populate_recordset(NULL::rewards, $2::jsonb)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
+       SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
+       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+new_timeline AS (INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
+       SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $5::jsonb)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
+     SELECT * FROM unnest($6::text[], $7::text[],
+                          $8::text[], $9::jsonb[])
+      WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
+opened_wallet AS (INSERT INTO wallets (account_id, currency) SELECT $10::text, $11::text WHERE EXISTS (SELECT 1 FROM fresh_catalog)
+       ON CONFLICT (account_id, currency) DO NOTHING),
+conversion AS (INSERT INTO wallet_transactions
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, $10::text, e.currency, e.kind, e.available, 0, e.description, e.related_type, e.related_id
+         FROM unnest($12::text[],
+                     $13::text[],
+                     $14::text[],
+                     $15::bigint[],
+                     $16::text[],
+                     $17::text[],
+                     $18::text[])
+                AS e (id, currency, kind, available, description, related_type, related_id)
+        WHERE EXISTS (SELECT 1 FROM fresh_catalog)
+       RETURNING id),
+ledger AS (INSERT INTO wallet_transactions
+         (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
+       SELECT e.id, $19::text, $20::text, $21, e.available, e.reserved, e.description, e.related_type, e.related_id
+         FROM unnest($22::text[],
+                     $23::bigint[],
+                     $24::bigint[],
+                     $25::text[],
+                     $26::text[],
+                     $27::text[])
                 AS e (id, available, reserved, description, related_type, related_id)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)
        RETURNING id)

@@ -12,5 +12,6 @@ export { RewardBackgroundJobs } from './reward-background.jobs';
 export { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 export type { PickOutcome, RedeemableReward } from './lifecycle/reward-lifecycle.service';
 export { RewardCatalog, valueRuleOf } from './reward-catalog';
-export type { IssuedCardDto } from './dto/reward.dto';
+export type { IssuedCardDto, RewardFxDto } from './dto/reward.dto';
+export { REWARD_FX_SCHEMA } from './dto/reward.dto';
 export { REWARD_SEALED_COLUMNS } from './lifecycle/reward.repository';

@@ -20,10 +20,16 @@ export interface CheckedItem {
   brandImageUrl: string | null;
 }
 
-/** A send checked against the catalog; `item` for a FIXED reward. */
+/**
+ * A send checked against the catalog; `item` for a FIXED reward. `currency` is the reward's: a
+ * FIXED reward's item's, a CHOICE reward's own (or the primary one); `revision` is the catalog
+ * revision it was checked against.
+ */
 export interface CheckedReward {
   dto: CreateRewardDto;
   item: CheckedItem | null;
+  currency: string;
+  revision: number;
 }
 
 /**
@@ -107,22 +113,28 @@ export class RewardCatalog {
   /**
    * Throws ValidationError (422) when the request cannot be fulfilled from the catalog, or names a
    * brand the account's catalog rules (as of the catalog's revision, from memory) do not allow.
+   * The reward's currency (docs/currencies.md, Rewards in another currency): a FIXED reward is in
+   * its item's currency, whichever catalog currency that is (a `currency` in the request must be
+   * that one); a CHOICE reward in its `currency`, else `primary`. The caller has checked that a
+   * CHOICE `currency` is one the account may hold.
    */
-  async check(
-    accountId: string,
-    dto: CreateRewardDto,
-    currency: string,
-    catalog: CurrencyCatalog,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<CheckedReward> {
-    const rules = await this.rules.of(accountId, catalog.revision);
+  async check(accountId: string, dto: CreateRewardDto, primary: string, manager: EntityManager = this.dataSource.manager): Promise<CheckedReward> {
     if (dto.type === 'FIXED') {
-      const { item, brand } = await this.itemOf(catalog, dto.utid!, currency, 'sender', manager);
-      this.refuseUnlessRulesAllow(rules, brand, 'sender');
-      this.refuseUnlessValueFits(item, dto.valueCents, currency, 'sender');
-      return { dto, item: snapshotOf(item, brand) };
+      const located = await this.locate(dto.utid!, dto.currency ?? primary, manager);
+      const { item, brand } = located;
+      if (dto.currency !== undefined && dto.currency !== located.currency) {
+        throw new ValidationError(
+          `Item ${item.utid} is in ${located.currency}; a FIXED reward is in its item's currency, so currency must be ${located.currency} or left out.`,
+        );
+      }
+      this.refuseUnlessRulesAllow(await this.rules.of(accountId, located.catalog.revision), brand, 'sender');
+      this.refuseUnlessValueFits(item, dto.valueCents, located.currency, 'sender');
+      return { dto, item: snapshotOf(item, brand), currency: located.currency, revision: located.catalog.revision };
     }
 
+    const currency = dto.currency ?? primary;
+    const catalog = await this.current(currency);
+    const rules = await this.rules.of(accountId, catalog.revision);
     // Without a list of its own, a CHOICE reward offers what the rules allow (checked again at each pick).
     const brandKeys = dto.allowedBrandKeys
       ? [...new Set(dto.allowedBrandKeys)]
@@ -146,7 +158,42 @@ export class RewardCatalog {
         `No card the recipient could pick costs ${formatMoney(dto.valueCents, currency)} or less; the cheapest is ${formatMoney(cheapest, currency)}.`,
       );
     }
-    return { dto, item: null };
+    return { dto, item: null, currency, revision: catalog.revision };
+  }
+
+  /**
+   * Forgets the cached catalogs a send was checked against, after its statement found the catalog
+   * revision had moved (the send checks again against the new one).
+   */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
+  /**
+   * The active item `utid` with its brand and currency: looked up first in `preferred`'s catalog (the
+   * common case costs no more than before rewards in any currency), then in every other currency the
+   * catalog offers, each catalog from memory at the current revision.
+   */
+  private async locate(
+    utid: string,
+    preferred: string,
+    manager: EntityManager,
+  ): Promise<{ item: CatalogItem; brand: CatalogBrand; currency: string; catalog: CurrencyCatalog }> {
+    const first = await this.current(preferred);
+    const found = first.items.get(utid);
+    if (found) return { ...found, currency: preferred, catalog: first };
+    for (const currency of await this.catalog.currencies()) {
+      if (currency === preferred) continue;
+      const catalog = await this.current(currency);
+      const elsewhere = catalog.items.get(utid);
+      if (elsewhere) return { ...elsewhere, currency, catalog };
+    }
+    // Not in any cached catalog: an unknown item, or one a sync has just added (read it to be sure).
+    const currency = await this.catalog.activeItemCurrency(utid, manager);
+    const catalog = currency ? await this.load(currency) : null;
+    const late = catalog?.items.get(utid);
+    if (currency && catalog && late) return { ...late, currency, catalog };
+    throw new ValidationError(`Item ${utid} is not in the catalog or is no longer orderable.`);
   }
 
   /**
@@ -162,7 +209,9 @@ export class RewardCatalog {
     manager: EntityManager,
   ): Promise<CheckedItem> {
     const catalog = await this.load(reward.currency, manager);
-    const { item, brand } = await this.itemOf(catalog, input.utid, reward.currency, 'recipient', manager);
+    const found = catalog.items.get(input.utid);
+    if (!found) throw new ValidationError(`Item ${input.utid} is not available in ${reward.currency}.`);
+    const { item, brand } = found;
     if (reward.allowedBrandKeys && !reward.allowedBrandKeys.includes(brand.brandKey)) {
       throw new ValidationError(`${brand.name} is not one of the brands this reward can be spent on.`);
     }
@@ -171,22 +220,6 @@ export class RewardCatalog {
     return snapshotOf(item, brand);
   }
 
-  /** The active item `utid` in `currency`, with its brand. */
-  private async itemOf(
-    catalog: CurrencyCatalog,
-    utid: string,
-    currency: string,
-    reader: Reader,
-    manager: EntityManager,
-  ): Promise<{ item: CatalogItem; brand: CatalogBrand }> {
-    const found = catalog.items.get(utid);
-    if (found) return found;
-    if (reader === 'recipient') throw new ValidationError(`Item ${utid} is not available in ${currency}.`);
-    const elsewhere = await this.catalog.activeItemCurrency(utid, manager);
-    throw new ValidationError(
-      elsewhere ? `Item ${utid} is in ${elsewhere}; this wallet pays in ${currency}.` : `Item ${utid} is not in the catalog or is no longer orderable.`,
-    );
-  }
 
   /** The account's catalog rules allow the brand (docs/catalog-rules.md). */
   private refuseUnlessRulesAllow(rules: CatalogRules, brand: CatalogBrand, reader: Reader): void {

@@ -18,6 +18,19 @@ export interface WrittenReward {
   mailJobId: string;
 }
 
+/**
+ * How a send funded from another wallet converts (docs/currencies.md): from `fundingCurrency` at
+ * `rate` (its exact decimal text), taking `fundedCents` = ceil(value / rate) from that wallet.
+ */
+export interface RewardFunding {
+  fundingCurrency: string;
+  rate: string;
+  fundedCents: number;
+}
+
+/** A checked send with how it is funded: `fx` when converted from another wallet, else null. */
+export type PlannedReward = CheckedReward & { fx: RewardFunding | null };
+
 /** New rewards built in memory, ready to be written: what the response shows is known before the write. */
 export interface PreparedRewards {
   accountId: string;
@@ -38,9 +51,9 @@ export function writtenRewards(prepared: PreparedRewards): WrittenReward[] {
 export class RewardDrafts {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  prepare(input: { accountId: string; currency: string; source: RewardSource; checked: CheckedReward[] }): PreparedRewards {
+  prepare(input: { accountId: string; source: RewardSource; planned: PlannedReward[] }): PreparedRewards {
     const now = new Date();
-    const rewards = input.checked.map(({ dto, item }) => {
+    const rewards = input.planned.map(({ dto, item, currency, fx }) => {
       const fixed = dto.type === 'FIXED';
       const reward = Object.assign(new RewardEntity(), {
         id: newId('rw'),
@@ -51,7 +64,10 @@ export class RewardDrafts {
         faceValueCents: dto.valueCents,
         // A FIXED reward's value moves into its PENDING card at once.
         remainingValueCents: fixed ? 0 : dto.valueCents,
-        currency: input.currency,
+        currency,
+        fxFundingCurrency: fx?.fundingCurrency ?? null,
+        fxRate: fx?.rate ?? null,
+        fxFundedCents: fx?.fundedCents ?? null,
         recipientEmail: dto.recipient.email,
         recipientFirstName: dto.recipient.firstName,
         recipientLastName: dto.recipient.lastName ?? null,

@@ -1,21 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Principal } from '@app/auth';
-import {
-  ApiError,
-  BadRequestError,
-  fingerprint,
-  IdempotencyStore,
-  InsufficientFundsError,
-} from '@app/core';
-import { WalletLedger } from '@app/wallet';
+import { ApiError, BadRequestError, fingerprint, IdempotencyStore, InsufficientFundsError } from '@app/core';
+import { formatRate, fromAmountFor, FxRates } from '@app/fx';
+import { Currencies, WalletLedger } from '@app/wallet';
 import type { CreateRewardDto } from './dto/create-reward.dto';
-import { BulkResponseDto, BulkResultDto, CreateRewardResponseDto, DryRunRewardResponseDto, toRewardDto } from './dto/reward.dto';
-import { CheckedReward, RewardCatalog } from './reward-catalog';
+import { BulkResponseDto, BulkResultDto, CreateRewardResponseDto, DryRunRewardResponseDto, toDryRunRewardDto, toRewardDto } from './dto/reward.dto';
+import { RewardCatalog } from './reward-catalog';
 import { RewardJobs } from './reward-jobs';
 import { crossFieldIssues, parseRewardRequest, sourceOf } from './reward-request';
-import { RewardDrafts, WrittenReward, writtenRewards } from './reward-drafts';
-import { SendStatements } from './send-statements';
+import { PlannedReward, RewardDrafts, WrittenReward, writtenRewards } from './reward-drafts';
+import { payingWallet, SendStatements } from './send-statements';
 
 export interface SendOutcome<T> {
   status: number;
@@ -23,17 +18,28 @@ export interface SendOutcome<T> {
   replayed: boolean;
 }
 
+/** The rates one request has read, per pair: a bulk reads each pair once. */
+type RateCache = Map<string, Promise<bigint>>;
+
 /**
  * Sending rewards: one (POST /v1/rewards) or up to 500 (bulk), each with idempotency and dry run.
  * A send commits as one: the idempotency key, the rewards with their cards, links, e-mail jobs and
- * events, and the hold on the wallet, taken last so the wallet row stays locked the shortest. A
- * single send is one statement; a bulk is one transaction (its affordability walk needs the lock).
+ * events, the conversion of a send funded from another wallet, and the hold on the wallet, taken
+ * last so the wallet row stays locked the shortest. A single send is one statement; a bulk is one
+ * transaction (its affordability walk needs the locks).
+ *
+ * A reward is in its own currency (docs/currencies.md, Rewards in another currency): a FIXED
+ * reward's item's, a CHOICE reward's `currency` or the primary one. Its value is held in that
+ * currency's wallet, or, with `fundingCurrency`, converted into it from that wallet at the current
+ * rate in the same statement.
  */
 @Injectable()
 export class RewardSender {
   constructor(
     private readonly dataSource: DataSource,
     private readonly ledger: WalletLedger,
+    private readonly currencies: Currencies,
+    private readonly rates: FxRates,
     private readonly catalog: RewardCatalog,
     private readonly drafts: RewardDrafts,
     private readonly statements: SendStatements,
@@ -48,45 +54,44 @@ export class RewardSender {
   ): Promise<SendOutcome<CreateRewardResponseDto | DryRunRewardResponseDto>> {
     const issues = crossFieldIssues(dto);
     if (issues.length) throw new BadRequestError(issues);
+    const { accountId } = principal;
+    const primary = await this.ledger.currencyOf(accountId);
 
     if (options.dryRun) {
-      const wallet = await this.ledger.getWallet(principal.accountId);
-      const { currency } = wallet;
-      await this.catalog.check(principal.accountId, dto, currency, await this.catalog.load(currency));
-      if (wallet.availableCents < dto.valueCents) throw new InsufficientFundsError();
-      return {
-        status: 200,
-        replayed: false,
-        body: { dryRun: true, ok: true, holdCents: dto.valueCents, currency, walletAvailableCents: wallet.availableCents },
-      };
+      // Every check the send makes, funds included, and the reward it would create; nothing is
+      // written and no Idempotency-Key is consumed (docs/rewards.md, Dry run).
+      const planned = await this.plan(accountId, dto, primary, new Map());
+      const [written] = writtenRewards(this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned] }));
+      const paying = payingWallet(written.view.reward);
+      const wallet = await this.ledger.getWallet(accountId, paying.currency);
+      if (wallet.availableCents < paying.amountCents) throw insufficientIn(paying.currency);
+      return { status: 200, replayed: false, body: { reward: toDryRunRewardDto(written.view) } };
     }
 
-    const currency = await this.ledger.currencyOf(principal.accountId);
     const idempotency = options.idempotencyKey
-      ? { scope: principal.accountId, key: options.idempotencyKey, operation: 'rewards.create', requestHash: fingerprint(dto) }
+      ? { scope: accountId, key: options.idempotencyKey, operation: 'rewards.create', requestHash: fingerprint(dto) }
       : null;
     for (let attempt = 1; ; attempt++) {
-      const catalog = await this.catalog.current(currency);
-      let checked: CheckedReward;
+      let planned: PlannedReward;
       try {
-        checked = await this.catalog.check(principal.accountId, dto, currency, catalog);
+        planned = await this.plan(accountId, dto, primary, new Map());
       } catch (error) {
-        // A retry of a request that succeeded replays it, even if the catalog has changed since.
+        // A retry of a request that succeeded replays it, even if the catalog or the rates have changed since.
         const stored = idempotency && error instanceof ApiError ? await this.idempotencyKeys.find(this.dataSource.manager, idempotency) : null;
         if (stored) return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
         throw error;
       }
-      const prepared = this.drafts.prepare({ accountId: principal.accountId, currency, source: sourceOf(principal, false), checked: [checked] });
+      const prepared = this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned] });
       const [written] = writtenRewards(prepared);
       const body: CreateRewardResponseDto = { reward: toRewardDto(written.view), redemptionUrl: written.redemptionUrl };
 
       const { sql, params } = this.statements.single({
         prepared,
-        catalogRevision: catalog.revision,
+        catalogRevision: planned.revision,
         idempotency: idempotency && { input: idempotency, response: { status: 201, body } },
       });
       const [outcome] = (await this.dataSource.query(sql, params).catch((error: unknown) => {
-        throw this.ledger.insufficientFundsOr(error);
+        throw this.ledger.insufficientFundsOr(error, payingWallet(written.view.reward).currency);
       })) as { fresh: boolean; done: boolean }[];
 
       if (outcome.done) {
@@ -99,7 +104,7 @@ export class RewardSender {
         return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
       }
       // A catalog sync landed since the catalog was loaded: check again against the new one.
-      this.catalog.forget(currency);
+      this.catalog.forgetAll();
       if (attempt >= 3) throw new Error('the catalog changed during three attempts to send one reward');
     }
   }
@@ -109,22 +114,20 @@ export class RewardSender {
     items: unknown[],
     options: { idempotencyKey: string | null; dryRun: boolean },
   ): Promise<SendOutcome<BulkResponseDto>> {
-    const { currency } = await this.ledger.getWallet(principal.accountId);
+    const { accountId } = principal;
+    const primary = await this.ledger.currencyOf(accountId);
     // Items are checked on their own: an invalid one fails with its own error and the rest go on.
     const parsed = await Promise.all(items.map((item) => parseRewardRequest(item).catch((error: unknown) => error)));
-    const catalog = await this.catalog.load(currency);
-    const checked: (CheckedReward | ApiError)[] = [];
+    const rates: RateCache = new Map();
+    const planned: (PlannedReward | ApiError)[] = [];
     for (const item of parsed) {
-      checked.push(
-        item instanceof Error ? asApiError(item) : await this.catalog.check(principal.accountId, item as CreateRewardDto, currency, catalog).catch(asApiError),
-      );
+      planned.push(item instanceof Error ? asApiError(item) : await this.plan(accountId, item as CreateRewardDto, primary, rates).catch(asApiError));
     }
-
     const outcome = await this.dataSource.transaction(async (manager) => {
       const claim =
         options.idempotencyKey && !options.dryRun
           ? await this.idempotencyKeys.claim(manager, {
-              scope: principal.accountId,
+              scope: accountId,
               key: options.idempotencyKey,
               operation: 'rewards.bulk',
               requestHash: fingerprint(items),
@@ -132,31 +135,35 @@ export class RewardSender {
           : null;
       if (claim?.kind === 'replay') return { replay: claim.response };
 
-      // Locked for the whole transaction: the affordability walk below cannot be overtaken.
-      const wallet = await this.ledger.lockForUpdate(manager, principal.accountId);
-      let available = wallet.availableCents;
+      // Every wallet the items would move is locked for the whole transaction, in currency order
+      // (the order the ledger applies a statement's rows in: docs/wallet-ledger.md), so the
+      // affordability walk below cannot be overtaken and no other send or conversion can hold one
+      // of them while waiting for another this bulk holds.
+      const paying = planned.map((entry) => (entry instanceof ApiError ? null : payingOf(entry)));
+      const touched = planned.flatMap((entry) => (entry instanceof ApiError ? [] : [entry.currency, ...(entry.fx ? [entry.fx.fundingCurrency] : [])]));
+      const available = new Map<string, number>();
+      for (const currency of [...new Set(touched)].sort()) {
+        available.set(currency, (await this.ledger.lockForUpdate(manager, accountId, currency)).availableCents);
+      }
       let exhausted = false;
-      const accepted: { index: number; checked: CheckedReward }[] = [];
-      const results: BulkResultDto[] = checked.map((entry, index) => {
+      const accepted: { index: number; planned: PlannedReward }[] = [];
+      const results: BulkResultDto[] = planned.map((entry, index) => {
         if (exhausted) return failed(index, 'skipped: insufficient_funds');
         if (entry instanceof ApiError) return failed(index, `${entry.code}: ${entry.message}`);
-        if (entry.dto.valueCents > available) {
+        const { currency, amountCents } = paying[index]!;
+        const left = available.get(currency)!;
+        if (amountCents > left) {
           exhausted = true;
           return failed(index, 'skipped: insufficient_funds');
         }
-        available -= entry.dto.valueCents;
-        accepted.push({ index, checked: entry });
+        available.set(currency, left - amountCents);
+        accepted.push({ index, planned: entry });
         return { index, ok: true, rewardId: null, error: null };
       });
 
       let written: WrittenReward[] = [];
       if (!options.dryRun && accepted.length > 0) {
-        const prepared = this.drafts.prepare({
-          accountId: principal.accountId,
-          currency,
-          source: sourceOf(principal, true),
-          checked: accepted.map((a) => a.checked),
-        });
+        const prepared = this.drafts.prepare({ accountId, source: sourceOf(principal, true), planned: accepted.map((a) => a.planned) });
         const { sql, params } = this.statements.bulk(prepared);
         await manager.query(sql, params).catch((error: unknown) => {
           throw this.ledger.insufficientFundsOr(error);
@@ -177,9 +184,55 @@ export class RewardSender {
     return { status: 207, body: outcome.body, replayed: false };
   }
 
+  /**
+   * Checks a send and works out its currency and funding: the currencies named must be ones the
+   * account may hold (400), the catalog must fulfil it (422), a `fundingCurrency` must differ from
+   * the reward's currency (400) and the rates must be fresh (503). A send without `currency` or
+   * `fundingCurrency` costs what it cost before rewards in any currency: the catalog check only.
+   */
+  private async plan(accountId: string, dto: CreateRewardDto, primary: string, rates: RateCache): Promise<PlannedReward> {
+    if (dto.currency !== undefined && dto.currency !== primary) await this.currencies.check(accountId, dto.currency, 'currency');
+    if (dto.fundingCurrency !== undefined) {
+      await this.currencies.check(accountId, dto.fundingCurrency, 'fundingCurrency');
+      // A CHOICE reward's currency is known before the catalog is asked; a FIXED one's is its item's.
+      if (dto.type === 'CHOICE') refuseSameFunding(dto.fundingCurrency, dto.currency ?? primary);
+    }
+    const checked = await this.catalog.check(accountId, dto, primary);
+    if (dto.fundingCurrency === undefined) return { ...checked, fx: null };
+    refuseSameFunding(dto.fundingCurrency, checked.currency);
+    const pair = `${dto.fundingCurrency}>${checked.currency}`;
+    let rate = rates.get(pair);
+    if (!rate) {
+      rate = this.rates.current(dto.fundingCurrency, checked.currency).then((r) => r.rate);
+      rates.set(pair, rate);
+    }
+    const applied = await rate;
+    return {
+      ...checked,
+      fx: { fundingCurrency: dto.fundingCurrency, rate: formatRate(applied), fundedCents: fromAmountFor(dto.valueCents, applied) },
+    };
+  }
+
   private enqueue(written: WrittenReward[]): Promise<void> {
     return this.jobs.enqueue({ cardIds: written.flatMap((w) => w.cardIds), mailJobIds: written.map((w) => w.mailJobId) });
   }
+}
+
+/** `fundingCurrency` must name another wallet than the reward's own (400). */
+function refuseSameFunding(fundingCurrency: string, currency: string): void {
+  if (fundingCurrency !== currency) return;
+  throw new BadRequestError([
+    { path: 'fundingCurrency', message: `must be another currency than the reward's (${currency}); leave it out to hold the value from the ${currency} wallet` },
+  ]);
+}
+
+/** The wallet a planned send takes from, and how much: the funding one, or the reward currency's. */
+function payingOf(planned: PlannedReward): { currency: string; amountCents: number } {
+  return planned.fx ? { currency: planned.fx.fundingCurrency, amountCents: planned.fx.fundedCents } : { currency: planned.currency, amountCents: planned.dto.valueCents };
+}
+
+function insufficientIn(currency: string): InsufficientFundsError {
+  return new InsufficientFundsError(`The ${currency} wallet balance is too low for this request.`);
 }
 
 function failed(index: number, error: string): BulkResultDto {

@@ -8,6 +8,7 @@ import { BULK_CREATE_REWARDS_EXAMPLES, BulkCreateRewardsDto, CREATE_REWARD_EXAMP
 import {
   BulkResponseDto,
   CreateRewardResponseDto,
+  DryRunRewardDto,
   DryRunRewardResponseDto,
   RewardLedgerDto,
   RewardListDto,
@@ -50,17 +51,32 @@ export class RewardsController {
 
   @Post()
   @RequireScope('rewards:write')
-  @ApiOperation({ operationId: 'createReward', summary: 'Send a reward', description: 'Holds the value from the wallet and e-mails the recipient a redemption link.' })
+  @ApiOperation({
+    operationId: 'createReward',
+    summary: 'Send a reward',
+    description:
+      "Holds the value in the wallet of the reward's currency (a FIXED reward's item's; a CHOICE reward's `currency`, default the " +
+      'primary one) and e-mails the recipient a redemption link. Too little in that wallet, or no wallet in that currency: 402 naming ' +
+      'it. With `fundingCurrency` the whole value is converted from that wallet at the current rate in the same transaction, and the ' +
+      'reward shows `fx`; too little there: 402 naming it; rates older than 24 h: 503.',
+  })
   @ApiHeader(idempotencyHeader('200'))
   @ApiBodyExamples(CreateRewardDto, CREATE_REWARD_EXAMPLES)
-  @ApiExtraModels(CreateRewardResponseDto, DryRunRewardResponseDto)
+  @ApiExtraModels(CreateRewardResponseDto, DryRunRewardDto)
   @ApiResponse({ status: 201, type: CreateRewardResponseDto, description: 'Created; funds held; e-mail queued.' })
   @ApiResponse({
     status: 200,
     description:
-      'An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward`), or the answer of a dry run ' +
-      '(`dry_run=true`; it has `dryRun: true` and no `reward`).',
-    schema: { oneOf: [{ $ref: getSchemaPath(CreateRewardResponseDto) }, { $ref: getSchemaPath(DryRunRewardResponseDto) }] },
+      'An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward` and `redemptionUrl`), or the answer ' +
+      'of a dry run (`dry_run=true`): `reward` as it would be created, without ids, with `fx` when it would be converted; nothing is ' +
+      'held, stored or sent, and no `Idempotency-Key` is consumed.',
+    schema: {
+      oneOf: [
+        { $ref: getSchemaPath(CreateRewardResponseDto) },
+        // DryRunRewardResponseDto, closed: it is told from a replay by having no `redemptionUrl`.
+        { type: 'object', required: ['reward'], additionalProperties: false, properties: { reward: { $ref: getSchemaPath(DryRunRewardDto) } } },
+      ],
+    },
   })
   @ApiErrorResponses(400, 402, 422)
   async create(
@@ -80,8 +96,9 @@ export class RewardsController {
     operationId: 'createRewardsBulk',
     summary: 'Send up to 500 rewards',
     description:
-      'Items are processed in order; an invalid item fails alone. The first item the wallet cannot afford ends ' +
-      'processing: it and every later item are `skipped: insufficient_funds`. `sent + failed` is the number of items.',
+      'Items are processed in order; an invalid item fails alone. Each item takes `currency` and `fundingCurrency` as a single ' +
+      'send does. The first item its wallet (the funding one, if any) cannot afford ends processing: it and every later item are ' +
+      '`skipped: insufficient_funds`. `sent + failed` is the number of items.',
   })
   @ApiHeader(idempotencyHeader('207'))
   @ApiBodyExamples(BulkCreateRewardsDto, BULK_CREATE_REWARDS_EXAMPLES)

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '@app/audit';
 import { CatalogModule } from '@app/catalog';
+import { FxModule } from '@app/fx';
 import { WalletModule } from '@app/wallet';
 import { MailJobEntity } from './entities/mail-job.entity';
 import { RedemptionLinkEntity } from './entities/redemption-link.entity';
@@ -29,6 +30,7 @@ import { RewardsService } from './rewards.service';
   imports: [
     TypeOrmModule.forFeature([RewardEntity, RewardCardEntity, RewardEventEntity, RedemptionLinkEntity, MailJobEntity]),
     WalletModule,
+    FxModule,
     CatalogModule,
     AuditModule,
   ],

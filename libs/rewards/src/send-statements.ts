@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Condition, IdempotencyInput, IdempotencyStore, Statement, StoredResponse } from '@app/core';
-import { WalletLedger } from '@app/wallet';
+import { ConversionEntry, LedgerEntry, WalletLedger } from '@app/wallet';
+import type { RewardEntity } from './entities/reward.entity';
 import { RewardRepository } from './lifecycle/reward.repository';
 import type { PreparedRewards } from './reward-drafts';
 
@@ -45,17 +46,11 @@ export class SendStatements {
       go = Condition.exists(this.idempotencyKeys.claimIn(statement, input.idempotency.input, input.idempotency.response, { onlyIf: go }));
     }
     this.rewards.insertNewIn(statement, input.prepared, { onlyIf: go });
-    this.ledger.holdIn(
-      statement,
-      {
-        accountId: reward.accountId,
-        amountCents: reward.faceValueCents,
-        relatedType: 'reward',
-        relatedId: reward.id,
-        description: `Reward ${reward.id}`,
-      },
-      { onlyIf: go },
-    );
+    // Funded from another wallet: the value converted into the reward currency's wallet first, in
+    // this statement, so the hold below takes it at once (docs/currencies.md).
+    const conversion = conversionOf(reward);
+    if (conversion) this.ledger.convertIn(statement, conversion, { onlyIf: go });
+    this.ledger.holdIn(statement, holdOf(reward), { onlyIf: go });
     return {
       sql: statement.text(`SELECT ${Condition.exists(freshCatalog)} AS fresh, ${statement.condition(go)} AS done`),
       params: statement.params,
@@ -69,16 +64,51 @@ export class SendStatements {
   bulk(prepared: PreparedRewards): RenderedStatement {
     const statement = new Statement();
     this.rewards.insertNewIn(statement, prepared);
-    this.ledger.holdManyIn(
-      statement,
-      prepared.accountId,
-      prepared.rewards.map(({ view: { reward } }) => ({
-        amountCents: reward.faceValueCents,
-        relatedType: 'reward' as const,
-        relatedId: reward.id,
-        description: `Reward ${reward.id}`,
-      })),
-    );
+    const rewards = prepared.rewards.map(({ view }) => view.reward);
+    const conversions = rewards.map(conversionOf).filter((c) => c !== null);
+    if (conversions.length > 0) this.ledger.convertEachIn(statement, conversions);
+    // One hold per reward, grouped by the wallet it is held in (each reward's own currency).
+    for (const currency of [...new Set(rewards.map((r) => r.currency))].sort()) {
+      const holds = rewards.filter((r) => r.currency === currency).map(holdOf);
+      this.ledger.holdManyIn(statement, prepared.accountId, holds, { currency });
+    }
     return { sql: statement.text('SELECT 1'), params: statement.params };
   }
+}
+
+/** The hold of a new reward's value, in the wallet of its own currency. */
+function holdOf(reward: RewardEntity): LedgerEntry {
+  return {
+    accountId: reward.accountId,
+    currency: reward.currency,
+    amountCents: reward.faceValueCents,
+    relatedType: 'reward',
+    relatedId: reward.id,
+    description: `Reward ${reward.id}`,
+  };
+}
+
+/** The conversion a reward funded from another wallet makes: `fxFundedCents` of it for the reward's whole value. */
+function conversionOf(reward: RewardEntity): ConversionEntry | null {
+  if (reward.fxFundingCurrency === null || reward.fxFundedCents === null) return null;
+  return {
+    accountId: reward.accountId,
+    fromCurrency: reward.fxFundingCurrency,
+    toCurrency: reward.currency,
+    fromAmountCents: reward.fxFundedCents,
+    toAmountCents: reward.faceValueCents,
+    relatedType: 'reward',
+    relatedId: reward.id,
+    description: `Reward ${reward.id}: ${reward.fxFundingCurrency} to ${reward.currency} at ${reward.fxRate}`,
+  };
+}
+
+/** The wallet whose balance decides whether a send is affordable: the funding one, or the reward currency's. */
+export function payingWallet(reward: Pick<RewardEntity, 'currency' | 'faceValueCents' | 'fxFundingCurrency' | 'fxFundedCents'>): {
+  currency: string;
+  amountCents: number;
+} {
+  return reward.fxFundingCurrency !== null && reward.fxFundedCents !== null
+    ? { currency: reward.fxFundingCurrency, amountCents: reward.fxFundedCents }
+    : { currency: reward.currency, amountCents: reward.faceValueCents };
 }

@@ -213,24 +213,49 @@ export class WalletLedger {
    * `insufficientFundsOr(error, entry.fromCurrency)`.
    */
   convertIn(statement: Statement, entry: ConversionEntry, options: { onlyIf?: Condition } = {}): Cte {
-    positiveCents(entry.fromAmountCents);
-    positiveCents(entry.toAmountCents);
-    if (entry.fromCurrency === entry.toCurrency) throw new Error(`a conversion needs two currencies, got ${entry.fromCurrency} twice`);
-    const account = `${statement.param(entry.accountId)}::text`;
+    return this.convertEachIn(statement, [entry], options);
+  }
+
+  /**
+   * Several conversions of one account as part of a larger statement (a bulk send whose items are
+   * funded from other wallets): each entry's CONVERSION_OUT and CONVERSION_IN rows, every target
+   * wallet opened if needed, all in one INSERT. Too little in a source wallet for the sum of its
+   * entries fails the whole statement. Each entry's related id converts once.
+   */
+  convertEachIn(statement: Statement, entries: ConversionEntry[], options: { onlyIf?: Condition } = {}): Cte {
+    if (entries.length === 0) throw new Error('no conversions to write');
+    const accountId = entries[0].accountId;
+    for (const entry of entries) {
+      positiveCents(entry.fromAmountCents);
+      positiveCents(entry.toAmountCents);
+      if (entry.fromCurrency === entry.toCurrency) throw new Error(`a conversion needs two currencies, got ${entry.fromCurrency} twice`);
+      if (entry.accountId !== accountId) throw new Error('conversions written together are of one account');
+    }
+    const account = `${statement.param(accountId)}::text`;
     const only = statement.condition(options.onlyIf);
-    this.openWalletIn(statement, account, `${statement.param(entry.toCurrency)}::text`, only);
-    const description = entry.description ?? `Conversion ${entry.relatedId}`;
+    for (const target of new Set(entries.map((entry) => entry.toCurrency))) {
+      this.openWalletIn(statement, account, `${statement.param(target)}::text`, only);
+    }
+    const rows = entries.flatMap((entry) => {
+      const description = entry.description ?? `Conversion ${entry.relatedId}`;
+      return [
+        { currency: entry.fromCurrency, kind: 'CONVERSION_OUT', available: -entry.fromAmountCents, description, entry },
+        { currency: entry.toCurrency, kind: 'CONVERSION_IN', available: entry.toAmountCents, description, entry },
+      ];
+    });
     return statement.with(
       'conversion',
       `INSERT INTO wallet_transactions
          (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
-       SELECT e.id, ${account}, e.currency, e.kind, e.available, 0, ${statement.param(description)},
-              ${statement.param(entry.relatedType)}, ${statement.param(entry.relatedId)}
-         FROM unnest(${statement.param([newId('wtx'), newId('wtx')])}::text[],
-                     ${statement.param([entry.fromCurrency, entry.toCurrency])}::text[],
-                     ${statement.param(['CONVERSION_OUT', 'CONVERSION_IN'])}::text[],
-                     ${statement.param([-entry.fromAmountCents, entry.toAmountCents])}::bigint[])
-                AS e (id, currency, kind, available)
+       SELECT e.id, ${account}, e.currency, e.kind, e.available, 0, e.description, e.related_type, e.related_id
+         FROM unnest(${statement.param(rows.map(() => newId('wtx')))}::text[],
+                     ${statement.param(rows.map((r) => r.currency))}::text[],
+                     ${statement.param(rows.map((r) => r.kind))}::text[],
+                     ${statement.param(rows.map((r) => r.available))}::bigint[],
+                     ${statement.param(rows.map((r) => r.description))}::text[],
+                     ${statement.param(rows.map((r) => r.entry.relatedType))}::text[],
+                     ${statement.param(rows.map((r) => r.entry.relatedId))}::text[])
+                AS e (id, currency, kind, available, description, related_type, related_id)
         WHERE ${only}
        RETURNING id`,
     );

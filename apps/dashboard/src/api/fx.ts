@@ -51,3 +51,8 @@ export function useFxConversion(idempotencyKey: string, onConverted: () => void)
     },
   });
 }
+
+/** The rate from `from` to `to` among `rates`, if the source gives one. */
+export function rateOf(rates: FxRate[] | undefined, from: string, to: string): FxRate | undefined {
+  return rates?.find((rate) => rate.from === from && rate.to === to);
+}

@@ -89,8 +89,8 @@ export function useSendReward(idempotencyKey: string, onSent: () => void) {
   return useMutation({
     mutationFn: async (body: CreateReward) => {
       const answer = await unwrap(await v1.POST('/v1/rewards', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }));
-      // Without dry_run the answer is always the created (or replayed) reward.
-      if (!('reward' in answer)) throw new Error('The service answered a dry run to a real send.');
+      // Without dry_run the answer is always the created (or replayed) reward, with its link.
+      if (!('redemptionUrl' in answer)) throw new Error('The service answered a dry run to a real send.');
       return answer;
     },
     onSuccess: () => {

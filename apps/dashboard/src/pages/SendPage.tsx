@@ -2,11 +2,15 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useAccount } from '../api/account';
 import { itemAccepts, itemValueLabel, useCatalog, type CatalogItem } from '../api/catalog';
+import { rateOf, useFxRates } from '../api/fx';
 import { useIdempotencyKey } from '../api/idempotency';
 import { useSendReward } from '../api/rewards';
+import { useWallets } from '../api/wallet';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
+import { fundedCents } from '../format/fx';
+import { formatCents } from '../format/money';
 import { parseMajorUnits } from '../format/parse-money';
 import { BulkSend } from './BulkSend';
 
@@ -43,16 +47,26 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
   const [search, setSearch] = useState('');
   const [item, setItem] = useState<CatalogItem | null>(null);
   const [brands, setBrands] = useState<string[]>([]);
+  const [choiceCurrency, setChoiceCurrency] = useState<string | null>(null);
+  const [funding, setFunding] = useState<string | null>(null);
   const [clientError, setClientError] = useState<string | null>(null);
-  const currency = account.data?.currency ?? 'USD';
+  const primary = account.data?.currency ?? 'USD';
+  // The reward's currency (docs/currencies.md): a FIXED reward's is its card's, a CHOICE reward's is chosen here.
+  const currency = type === 'FIXED' ? (item?.currencyCode ?? primary) : (choiceCurrency ?? primary);
+  const valueCents = parseMajorUnits(amount);
+
+  const currencies = useMemo(() => {
+    const offered = new Set((catalog.data ?? []).flatMap((brand) => brand.items.map((i) => i.currencyCode)));
+    return [primary, ...[...offered].filter((c) => c !== primary).sort()];
+  }, [catalog.data, primary]);
 
   const items = useMemo(() => {
     const term = search.trim().toLowerCase();
     return (catalog.data ?? [])
       .flatMap((brand) => brand.items.map((i) => ({ brand, item: i })))
-      .filter(({ brand, item: i }) => i.currencyCode === currency && (!term || `${brand.name} ${i.rewardName}`.toLowerCase().includes(term)))
+      .filter(({ brand, item: i }) => !term || `${brand.name} ${i.rewardName} ${i.currencyCode}`.toLowerCase().includes(term))
       .slice(0, 50);
-  }, [catalog.data, search, currency]);
+  }, [catalog.data, search]);
 
   // A sent form is a finished submission: the next one gets a new key.
   const send = useSendReward(idempotencyKey, renewKey);
@@ -61,29 +75,37 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     event.preventDefault();
     setClientError(null);
     const form = new FormData(event.currentTarget);
-    const valueCents = parseMajorUnits(amount);
     if (valueCents === null) return setClientError('Enter an amount such as 25 or 25.50.');
     if (type === 'FIXED' && !item) return setClientError('Choose a gift card.');
     if (type === 'FIXED' && item && !itemAccepts(item, valueCents)) return setClientError(`This card takes ${itemValueLabel(item)}.`);
     const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
     const expires = text('expiresAt');
+    const fundingCurrency = String(form.get('fundingCurrency') ?? '') || undefined;
     send.mutate({
       type,
       valueCents,
       recipient: { email: text('email') ?? '', firstName: text('firstName') ?? '', lastName: text('lastName') },
       message: text('message'),
       externalId: text('externalId'),
-      ...(type === 'FIXED' ? { utid: item!.utid } : {}),
+      ...(type === 'FIXED' ? { utid: item!.utid } : { currency }),
+      ...(fundingCurrency && fundingCurrency !== currency ? { fundingCurrency } : {}),
       ...(type === 'CHOICE' && brands.length ? { allowedBrandKeys: brands } : {}),
       ...(type === 'CHOICE' && expires ? { expiresAt: new Date(expires).toISOString() } : {}),
     });
   };
 
   if (send.isSuccess) {
+    const { reward } = send.data;
     return (
       <div role="status" className="success">
         <p>
-          Reward sent to {send.data.reward.recipientEmail}. <Link to={`/rewards/${send.data.reward.id}`}>See the reward</Link>
+          Reward sent to {reward.recipientEmail}. <Link to={`/rewards/${reward.id}`}>See the reward</Link>
+        </p>
+        <p>
+          {formatCents(reward.faceValueCents, reward.currency)} held in the {reward.currency} wallet
+          {reward.fx
+            ? `, converted from the ${reward.fx.fundingCurrency} wallet: ${formatCents(reward.fx.fundedCents, reward.fx.fundingCurrency)} at ${reward.fx.rate}.`
+            : '.'}
         </p>
         <p>
           The recipient's link (also in the e-mail), to show in your own app: <code>{send.data.redemptionUrl}</code>
@@ -100,6 +122,28 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       <Field label="Recipient e-mail" name="email" type="email" required error={issueOf(err, 'recipient.email')} />
       <Field label="First name" name="firstName" required error={issueOf(err, 'recipient.firstName')} />
       <Field label="Last name" name="lastName" error={issueOf(err, 'recipient.lastName')} />
+      {type === 'CHOICE' && (
+        <div className="field">
+          <label htmlFor="reward-currency">Reward currency</label>
+          <select
+            id="reward-currency"
+            value={currency}
+            aria-describedby="reward-currency-hint"
+            onChange={(e) => {
+              setChoiceCurrency(e.target.value);
+              setBrands([]);
+            }}
+          >
+            {currencies.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+          <small id="reward-currency-hint">The recipient chooses among cards in this currency.</small>
+          {issueOf(err, 'currency') && <small className="field-error">{issueOf(err, 'currency')}</small>}
+        </div>
+      )}
       <Field
         label={`Amount (${currency})`}
         name="amount"
@@ -124,6 +168,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
             ))}
             {catalog.data && items.length === 0 && <StatusMessage kind="empty">No card matches.</StatusMessage>}
           </div>
+          {item && <p>The reward is in the card's currency, {item.currencyCode}.</p>}
         </fieldset>
       ) : (
         <>
@@ -147,6 +192,9 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
           <Field label="Expires at (optional)" name="expiresAt" type="datetime-local" error={issueOf(err, 'expiresAt')} />
         </>
       )}
+      {valueCents !== null && valueCents > 0 && (type === 'CHOICE' || item) && (
+        <FundingChoice currency={currency} valueCents={valueCents} chosen={funding} onChoose={setFunding} error={issueOf(err, 'fundingCurrency')} />
+      )}
       <div className="field">
         <label htmlFor="message">Message (optional)</label>
         <textarea id="message" name="message" maxLength={1000} rows={3} />
@@ -157,10 +205,75 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
           {clientError}
         </p>
       )}
-      <FormError error={err} fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'valueCents', 'utid', 'expiresAt', 'externalId']} />
+      <FormError
+        error={err}
+        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'valueCents', 'utid', 'expiresAt', 'externalId', 'currency', 'fundingCurrency']}
+      />
       <button type="submit" disabled={send.isPending}>
         Send reward
       </button>
     </form>
+  );
+}
+
+/**
+ * When the wallet of the reward's currency cannot cover the value, the other wallets that could, with
+ * what each would take at the current rate (docs/currencies.md, Funded from another wallet). The
+ * choice travels as the form's `fundingCurrency`; nothing is offered while the wallet is enough.
+ */
+function FundingChoice({
+  currency,
+  valueCents,
+  chosen,
+  onChoose,
+  error,
+}: {
+  currency: string;
+  valueCents: number;
+  chosen: string | null;
+  onChoose: (currency: string | null) => void;
+  error?: string;
+}) {
+  const wallets = useWallets();
+  const rates = useFxRates(true);
+  if (!wallets.data) return wallets.isError ? <StatusMessage kind="error">{wallets.error.message}</StatusMessage> : null;
+  const own = wallets.data.find((w) => w.currency === currency)?.availableCents ?? 0;
+  if (own >= valueCents) return null;
+  const options = wallets.data
+    .filter((w) => w.currency !== currency)
+    .map((w) => {
+      const rate = rateOf(rates.data, w.currency, currency);
+      const cost = rate ? fundedCents(valueCents, rate.rate) : null;
+      return { wallet: w, rate, cost, enough: cost !== null && cost <= w.availableCents };
+    });
+  const picked = options.find((o) => o.wallet.currency === chosen && o.enough) ? chosen : null;
+  return (
+    <fieldset>
+      <legend>Pay from another wallet</legend>
+      <p>
+        The {currency} wallet has {formatCents(own, currency)} available, less than {formatCents(valueCents, currency)}. The whole value can be
+        converted from another wallet at the current rate when the reward is sent:
+      </p>
+      {rates.isPending && <StatusMessage kind="loading">Loading exchange rates…</StatusMessage>}
+      {rates.isError && <StatusMessage kind="error">{rates.error.message}</StatusMessage>}
+      {options.length === 0 && <StatusMessage kind="empty">There is no other wallet: top up one first.</StatusMessage>}
+      <div className="picker" role="radiogroup" aria-label="Wallet to pay from">
+        {options.map(({ wallet, rate, cost, enough }) => (
+          <label key={wallet.currency} className={picked === wallet.currency ? 'picked' : undefined}>
+            <input
+              type="radio"
+              name="fundingCurrency"
+              value={wallet.currency}
+              checked={picked === wallet.currency}
+              disabled={!enough}
+              onChange={() => onChoose(wallet.currency)}
+            />
+            {wallet.currency} wallet: {cost === null ? 'no rate available' : `${formatCents(cost, wallet.currency)} at ${rate!.rate}`} (
+            {formatCents(wallet.availableCents, wallet.currency)} available{cost !== null && !enough ? ', not enough' : ''})
+          </label>
+        ))}
+      </div>
+      {error && <small className="field-error">{error}</small>}
+    </fieldset>
   );
 }

@@ -20,6 +20,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { NoControlCharacters, RequestExamples } from '@app/core';
+import { CurrencyCode } from '@app/wallet';
 import { REWARD_TYPES } from '../entities/reward.entity';
 
 /** RFC 3339 §5.6 date-time: a date, a time and an offset (a time without one would be read in the server's zone). */
@@ -51,7 +52,7 @@ export class CreateRewardDto {
   @IsIn(REWARD_TYPES)
   type: 'FIXED' | 'CHOICE';
 
-  /** Value in cents of the wallet currency. FIXED: the item's face value, or within its range. */
+  /** Value in cents of the reward's currency. FIXED: the item's face value, or within its range. */
   @IsInt()
   @Min(1)
   @Max(100_000_000)
@@ -63,6 +64,26 @@ export class CreateRewardDto {
   @ValidateNested()
   @Type(() => RecipientDto)
   recipient: RecipientDto;
+
+  @CurrencyCode({
+    required: false,
+    description:
+      "The reward's currency. CHOICE: the recipient is offered cards in it (default: the account's primary currency). " +
+      "FIXED: always the item's currency; it may be left out, and when given must be the item's (422 otherwise). " +
+      'The value is held in this currency’s wallet unless `fundingCurrency` is given.',
+  })
+  currency?: string;
+
+  @CurrencyCode({
+    required: false,
+    description:
+      'Fund the reward from this currency’s wallet: the whole value is converted at the current rate (`GET /v1/fx/rates`) in the ' +
+      "send's own transaction, `ceil(valueCents / rate)` taken from this wallet, and held in the reward currency's wallet " +
+      "(funds already there are not used). Must differ from the reward's currency (400). The reward shows it in `fx`. " +
+      '503 while the rates are older than 24 h.',
+    example: 'USD',
+  })
+  fundingCurrency?: string;
 
   /** Catalog item (required for FIXED, refused for CHOICE). */
   @IsOptional()

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { WalletTransactionDto } from '@app/wallet';
 import { CARD_STATUSES, CREDENTIAL_TYPES, RewardCardEntity } from '../entities/reward-card.entity';
 import { RewardEventEntity } from '../entities/reward-event.entity';
@@ -61,6 +61,48 @@ export class RewardEventDto {
   createdAt: string;
 }
 
+/** How a reward funded from another wallet was converted (`fundingCurrency`, docs/currencies.md). */
+export interface RewardFxDto {
+  /** The wallet the value was converted from. */
+  fundingCurrency: string;
+  /** Units of the reward's currency per one unit of `fundingCurrency`, as applied. */
+  rate: number;
+  /** What the send took from the `fundingCurrency` wallet, in its cents: `ceil(faceValueCents / rate)`. */
+  fundedCents: number;
+}
+
+/**
+ * The `fx` block as the contract describes it, on the reward and in the webhook payloads that carry
+ * it: an inline nullable object (OpenAPI 3.0 has no nullable `$ref`).
+ */
+export const REWARD_FX_SCHEMA = {
+  type: 'object' as const,
+  nullable: true,
+  required: ['fundingCurrency', 'rate', 'fundedCents'],
+  properties: {
+    fundingCurrency: {
+      type: 'string' as const,
+      pattern: '^[A-Z]{3}$',
+      minLength: 3,
+      maxLength: 3,
+      example: 'USD',
+      description: 'The wallet the value was converted from.',
+    },
+    rate: {
+      type: 'number' as const,
+      minimum: 0.00000001,
+      example: 0.92,
+      description: "Units of the reward's currency per one unit of `fundingCurrency`, as applied (markup included, 8 decimals at most).",
+    },
+    fundedCents: {
+      type: 'integer' as const,
+      format: 'int64',
+      minimum: 1,
+      description: "What the send took from the `fundingCurrency` wallet, in its cents: `ceil(valueCents / rate)`.",
+    },
+  },
+};
+
 export class RewardDto {
   /** Reward identifier (`rw_`). */
   id: string;
@@ -76,7 +118,17 @@ export class RewardDto {
   /** Value not yet turned into cards. */
   @ApiProperty({ type: 'integer', minimum: 0 })
   remainingValueCents: number;
+  /** The reward's currency: its value, its cards and the wallet it is held in (and returns to on cancel, expiry or a failed card). */
   currency: string;
+
+  @ApiProperty({
+    ...REWARD_FX_SCHEMA,
+    // Always present (null when not converted); `required` above lists the block's own fields.
+    selfRequired: true,
+    description: "Set when the send converted the value from another wallet (`fundingCurrency`); null when it was held from the reward currency's own wallet.",
+  })
+  fx: RewardFxDto | null;
+
   recipientEmail: string;
   recipientFirstName: string;
 
@@ -149,20 +201,19 @@ export class CreateRewardResponseDto {
   redemptionUrl: string;
 }
 
+export class DryRunIssuedCardDto extends OmitType(IssuedCardDto, ['id'] as const) {}
+
+export class DryRunRewardEventDto extends OmitType(RewardEventDto, ['id'] as const) {}
+
+/** The reward a send would create, without the ids it would get. */
+export class DryRunRewardDto extends OmitType(RewardDto, ['id', 'issuedCards', 'events'] as const) {
+  issuedCards: DryRunIssuedCardDto[];
+  events: DryRunRewardEventDto[];
+}
+
+/** A dry run's answer (`dry_run=true`): the reward as it would be created, with `fx` when converted; nothing held, stored or sent. */
 export class DryRunRewardResponseDto {
-  @ApiProperty({ enum: [true] })
-  dryRun: boolean;
-
-  /** Every check passed: the reward would be created. */
-  @ApiProperty({ enum: [true] })
-  ok: boolean;
-
-  /** What would be held from the wallet. */
-  @ApiProperty({ type: 'integer', minimum: 0 })
-  holdCents: number;
-  currency: string;
-  @ApiProperty({ type: 'integer', minimum: 0 })
-  walletAvailableCents: number;
+  reward: DryRunRewardDto;
 }
 
 export class RewardListDto {
@@ -262,6 +313,7 @@ export function toRewardDto({ reward, cards, events }: RewardView, revealCredent
     faceValueCents: reward.faceValueCents,
     remainingValueCents: reward.remainingValueCents,
     currency: reward.currency,
+    fx: rewardFxOf(reward),
     recipientEmail: reward.recipientEmail,
     recipientFirstName: reward.recipientFirstName,
     recipientLastName: reward.recipientLastName,
@@ -280,5 +332,22 @@ export function toRewardDto({ reward, cards, events }: RewardView, revealCredent
     brandImageUrl: reward.brandImageUrl,
     issuedCards: cards.map((card) => toIssuedCardDto(card, revealCredentials)),
     events: events.map((e) => ({ id: e.id, type: e.type, metadata: e.metadata, createdAt: e.createdAt.toISOString() })),
+  };
+}
+
+/** The `fx` block of a reward funded from another wallet, or null. */
+export function rewardFxOf(reward: Pick<RewardEntity, 'fxFundingCurrency' | 'fxRate' | 'fxFundedCents'>): RewardFxDto | null {
+  if (reward.fxFundingCurrency === null || reward.fxRate === null || reward.fxFundedCents === null) return null;
+  // PostgreSQL's numeric text ("0.92000000") and the send's ("0.92") read as the same number.
+  return { fundingCurrency: reward.fxFundingCurrency, rate: Number(reward.fxRate), fundedCents: reward.fxFundedCents };
+}
+
+/** The dry run's view of a reward that is not created: no ids (docs/rewards.md, Dry run). */
+export function toDryRunRewardDto(view: RewardView): DryRunRewardDto {
+  const { id: _id, issuedCards, events, ...reward } = toRewardDto(view);
+  return {
+    ...reward,
+    issuedCards: issuedCards.map(({ id: _card, ...card }) => card),
+    events: events.map(({ id: _event, ...event }) => event),
   };
 }

@@ -38,6 +38,21 @@ export class RewardEntity {
   @Column({ type: 'character', length: 3 })
   currency: string;
 
+  /**
+   * A send funded from another wallet (`fundingCurrency`, docs/currencies.md): the wallet the value
+   * was converted from, the rate applied (units of `currency` per one unit of it) and the amount
+   * taken from it. All three null for a reward held from its own currency's wallet.
+   */
+  @Column({ name: 'fx_funding_currency', type: 'character', length: 3, nullable: true })
+  fxFundingCurrency: string | null;
+
+  /** The rate as PostgreSQL's exact decimal text (8 places). */
+  @Column({ name: 'fx_rate', type: 'numeric', precision: 24, scale: 8, nullable: true })
+  fxRate: string | null;
+
+  @Column({ name: 'fx_funded_cents', type: 'bigint', nullable: true, transformer: bigintCents })
+  fxFundedCents: number | null;
+
   @Column({ name: 'recipient_email', type: 'text' })
   recipientEmail: string;
 

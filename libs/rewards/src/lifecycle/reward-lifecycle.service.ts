@@ -251,6 +251,7 @@ export class RewardLifecycle {
       this.timeline.recordIn(statement, timeline);
       const captured = this.ledger.captureIn(statement, {
         accountId: reward.accountId,
+        currency: reward.currency,
         amountCents: card.amountCents,
         relatedType: 'card',
         relatedId: card.id,
@@ -286,6 +287,7 @@ export class RewardLifecycle {
       if (reward.type === 'FIXED' || closed) {
         await this.release(manager, {
           accountId: reward.accountId,
+          currency: reward.currency,
           amountCents: card.amountCents,
           relatedType: 'card',
           relatedId: card.id,
@@ -349,11 +351,19 @@ export class RewardLifecycle {
         }
         if (card) {
           await this.rewards.updateCard(manager, card.id, { status: 'CANCELED' });
-          await this.release(manager, { accountId, amountCents: card.amountCents, relatedType: 'card', relatedId: card.id, description: `Cancelled reward ${id}` });
+          await this.release(manager, {
+            accountId,
+            currency: reward.currency,
+            amountCents: card.amountCents,
+            relatedType: 'card',
+            relatedId: card.id,
+            description: `Cancelled reward ${id}`,
+          });
         }
       } else if (reward.remainingValueCents > 0) {
         await this.release(manager, {
           accountId,
+          currency: reward.currency,
           amountCents: reward.remainingValueCents,
           relatedType: 'reward',
           relatedId: id,
@@ -397,6 +407,7 @@ export class RewardLifecycle {
         if (due.length === 0) return 0;
         const releases: LedgerEntry[] = due.map((reward) => ({
           accountId: reward.accountId,
+          currency: reward.currency,
           amountCents: reward.remainingValueCents,
           relatedType: 'reward',
           relatedId: reward.id,
@@ -460,7 +471,8 @@ export class RewardLifecycle {
   }
 
   /**
-   * Returns reserved funds to the wallet. A release that finds its movement already done means the
+   * Returns reserved funds to the wallet of the reward's own currency, never converted back, whatever
+   * wallet funded the send (docs/currencies.md). A release that finds its movement already done means the
    * state machine was bypassed: the transaction rolls back.
    */
   private async release(manager: EntityManager, entry: LedgerEntry): Promise<void> {

@@ -1,9 +1,13 @@
+import { rewardFxOf } from '../dto/reward.dto';
 import type { RewardCardEntity } from '../entities/reward-card.entity';
 import type { RewardEntity } from '../entities/reward.entity';
 
-/** The webhook `data` of a reward event (what a merchant is told; see docs/rewards.md). */
+/** The webhook `data` of a reward event (what a merchant is told; see docs/webhooks.md). */
 export function rewardEventData(
-  reward: Pick<RewardEntity, 'id' | 'status' | 'faceValueCents' | 'remainingValueCents' | 'externalId'>,
+  reward: Pick<
+    RewardEntity,
+    'id' | 'status' | 'faceValueCents' | 'remainingValueCents' | 'currency' | 'fxFundingCurrency' | 'fxRate' | 'fxFundedCents' | 'externalId'
+  >,
   status = reward.status,
 ): Record<string, unknown> {
   return {
@@ -11,6 +15,8 @@ export function rewardEventData(
     status,
     valueCents: reward.faceValueCents,
     remainingValueCents: reward.remainingValueCents,
+    currency: reward.currency,
+    fx: rewardFxOf(reward),
     externalId: reward.externalId,
   };
 }

@@ -3,6 +3,7 @@ import { WalletsPerCurrency1764400000000 } from './1764400000000-wallets-per-cur
 import { LowBalanceAlerts1764600000000 } from './1764600000000-low-balance-alerts';
 import { ListFilters1764530000000 } from './1764530000000-list-filters';
 import { SentPerDay1764540000000 } from './1764540000000-sent-per-day';
+import { RewardFx1764460000000 } from './1764460000000-reward-fx';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -12,4 +13,11 @@ import { SentPerDay1764540000000 } from './1764540000000-sent-per-day';
  * docs/operations.md, Migrations). The baseline folded the development migrations into one before
  * anything was deployed; that happens once.
  */
-export const MIGRATIONS = [Baseline1764000000000, WalletsPerCurrency1764400000000, ListFilters1764530000000, SentPerDay1764540000000, LowBalanceAlerts1764600000000];
+export const MIGRATIONS = [
+  Baseline1764000000000,
+  WalletsPerCurrency1764400000000,
+  RewardFx1764460000000,
+  ListFilters1764530000000,
+  SentPerDay1764540000000,
+  LowBalanceAlerts1764600000000,
+];
