@@ -131,8 +131,14 @@ describe('the Postman collection (clients/postman)', () => {
       });
     }
 
-    // The requests that need no object made first (path ids) and no OAuth client: in collection order.
-    const standalone = items.filter((item) => !item.request.url.variable && item.request.auth?.type !== 'basic');
+    // The requests that need no object made first (path ids, or a body naming one: a conversion names a
+    // quote made less than 60 s before) and no OAuth client: in collection order.
+    const NAMES_A_FRESH_OBJECT = new Set(['createFxConversion']);
+    const operationOf = (item: Item) =>
+      documentedOperations().find((op) => op.method === item.request.method && op.path.slice(1) === item.request.url.path.join('/'));
+    const standalone = items.filter(
+      (item) => !item.request.url.variable && item.request.auth?.type !== 'basic' && !NAMES_A_FRESH_OBJECT.has(operationOf(item)?.operationId ?? ''),
+    );
 
     it.each(standalone.map((item) => [item.name, item]))('%s', async (_, item) => {
       const operation = documentedOperations().find(
