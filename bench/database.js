@@ -83,19 +83,21 @@ async function rewardCount(db, accountIds) {
   return rows[0].n;
 }
 
-/** Balances ≥ 0 and equal to the sums of their ledger rows, for the given accounts. */
+/** Balances ≥ 0 and equal to the sums of their ledger rows, per wallet (one per currency) of the given accounts. */
 async function invariants(db, label, accountIds) {
   const { rows } = await db.query(
-    `SELECT w.account_id, w.available_cents::bigint AS available, w.reserved_cents::bigint AS reserved,
+    `SELECT w.account_id, w.currency, w.available_cents::bigint AS available, w.reserved_cents::bigint AS reserved,
             COALESCE(t.a, 0)::bigint AS available_sum, COALESCE(t.r, 0)::bigint AS reserved_sum
        FROM wallets w
-       LEFT JOIN (SELECT account_id, SUM(available_delta_cents) AS a, SUM(reserved_delta_cents) AS r
-                    FROM wallet_transactions GROUP BY account_id) t ON t.account_id = w.account_id
+       LEFT JOIN (SELECT account_id, currency, SUM(available_delta_cents) AS a, SUM(reserved_delta_cents) AS r
+                    FROM wallet_transactions WHERE account_id = ANY($1) GROUP BY account_id, currency) t
+              ON t.account_id = w.account_id AND t.currency = w.currency
       WHERE w.account_id = ANY($1)`,
     [accountIds],
   );
   const bad = rows.filter((r) => Number(r.available) < 0 || Number(r.reserved) < 0 || r.available !== r.available_sum || r.reserved !== r.reserved_sum);
-  const out = { label, wallets: rows.length, ok: bad.length === 0 && rows.length === accountIds.length, violations: bad };
+  const accounts = new Set(rows.map((r) => r.account_id)).size;
+  const out = { label, wallets: rows.length, ok: bad.length === 0 && accounts === accountIds.length, violations: bad };
   if (!out.ok) log(`LEDGER INVARIANTS VIOLATED ${label}: ${JSON.stringify(bad)}`);
   return out;
 }

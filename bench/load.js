@@ -125,6 +125,10 @@ const status = (code) => code >= 200 && code < 300;
 const choiceBody = (i) =>
   JSON.stringify({ type: 'CHOICE', valueCents: CHOICE_CENTS, recipient: { email: `r${i}@example.test`, firstName: 'Ada' } });
 
+/** The same CHOICE reward in EUR, its whole value converted from the USD wallet in the send (fundingCurrency). */
+const fundedChoiceBody = (i) =>
+  JSON.stringify({ type: 'CHOICE', valueCents: CHOICE_CENTS, currency: 'EUR', fundingCurrency: 'USD', recipient: { email: `r${i}@example.test`, firstName: 'Ada' } });
+
 /** autocannon requests creating rewards round-robin over `merchants`, each with a fresh Idempotency-Key. */
 function createRequests(merchants, body, onCreated) {
   let i = 0;
@@ -146,4 +150,4 @@ function createRequests(merchants, body, onCreated) {
   ];
 }
 
-module.exports = { cannon, summarise, paced, choiceBody, createRequests };
+module.exports = { cannon, summarise, paced, choiceBody, fundedChoiceBody, createRequests };

@@ -3,11 +3,11 @@
 // card is issued, bulk sends, reads, and the profiler passes. Each warms up, then runs measured.
 const crypto = require('node:crypto');
 const { performance } = require('node:perf_hooks');
-const { DURATION, WARMUP, CONNECTIONS, CHOICE_CENTS, BULK_COUNT, log, sleep } = require('./config');
+const { DURATION, WARMUP, CONNECTIONS, CHOICE_CENTS, BULK_COUNT, REPEATS, log, sleep } = require('./config');
 const { drain, rewardCount, invariants } = require('./database');
-const { cannon, summarise, paced, choiceBody, createRequests } = require('./load');
+const { cannon, summarise, paced, choiceBody, fundedChoiceBody, createRequests } = require('./load');
 const { measured } = require('./measure');
-const { round, stats } = require('./numbers');
+const { round, stats, median } = require('./numbers');
 const { api } = require('./service');
 
 async function createPhase(ctx, name, merchants, body, extra = {}) {
@@ -27,6 +27,25 @@ async function createPhase(ctx, name, merchants, body, extra = {}) {
   ctx.results.invariants.push(r.invariants);
   if (extra.overallRate) r.offeredRate = extra.overallRate;
   return r;
+}
+
+/**
+ * A CHOICE send converted from another wallet (EUR reward, fundingCurrency USD: docs/currencies.md)
+ * against the same-currency send, on the same 20 merchants, in pairs run back to back (BENCH_REPEATS),
+ * so the machine's load falls on both alike. The figure is the cost ratio, same-currency req/s ÷
+ * funded req/s, median of the pairs.
+ */
+async function fundedPhases(ctx, merchants) {
+  const runs = [];
+  for (let n = 1; n <= REPEATS; n++) {
+    const same = await createPhase(ctx, `create_choice_20_merchants_same_currency#${n}`, merchants, choiceBody);
+    const funded = await createPhase(ctx, `create_choice_20_merchants_funded#${n}`, merchants, fundedChoiceBody);
+    runs.push({ sameRps: same.rps, fundedRps: funded.rps, costRatio: round(same.rps / funded.rps, 2) });
+  }
+  const figure = { runs, costRatio: median(runs.map((r) => r.costRatio)), target: 1.2 };
+  ctx.results.phases.funded_vs_same_currency = figure;
+  log(`fx: funded ÷ same-currency cost ${figure.costRatio} (target ≤ 1.2): ${JSON.stringify(runs)}`);
+  return figure;
 }
 
 async function fixedPhase(ctx, merchants, item) {
@@ -115,4 +134,4 @@ async function profilePhase(ctx, name, merchants) {
   log(`${name}: rps ${res.rps}; top areas ${summary.areas.slice(0, 5).map((a) => `${a.name} ${a.pct}%`).join(', ')}`);
 }
 
-module.exports = { createPhase, fixedPhase, bulkPhase, readPhase, profilePhase };
+module.exports = { createPhase, fundedPhases, fixedPhase, bulkPhase, readPhase, profilePhase };

@@ -41,6 +41,14 @@ function buildFigures(results) {
   const ceilingNote = (c) => (c.runs ? `median of ${c.runs.length} runs, ${c.rpsMin}–${c.rpsMax} creates/s` : undefined);
   f('ceiling: replayed SQL, 1 merchant', c1.rps, 'creates/s', { p50: c1.p50, p99: c1.p99, errors: c1.errors, extraNote: ceilingNote(c1) });
   f('ceiling: replayed SQL, 20 merchants', c20.rps, 'creates/s', { p50: c20.p50, p99: c20.p99, errors: c20.errors, extraNote: ceilingNote(c20) });
+  const funded = P.funded_vs_same_currency;
+  if (funded) {
+    f('CHOICE create, 20 merchants, fundingCurrency (EUR from USD) ÷ same currency: cost', funded.costRatio, '×', {
+      target: '≤ 1.2×',
+      met: funded.costRatio <= 1.2,
+      extraNote: `median of ${funded.runs.length} back-to-back pairs; req/s same ÷ funded: ${funded.runs.map((x) => `${x.sameRps} ÷ ${x.fundedRps}`).join(', ')}`,
+    });
+  }
   const fx = P.create_fixed_end_to_end;
   f('FIXED create (20 merchants)', fx.rps, 'req/s', { p50: fx.p50, p99: fx.p99, errors: fx.errors, ceiling: c20.rps, ratio: ratio(fx.rps, c20.rps) });
   f('FIXED create → card ISSUED', fx.issueMs.p50, 'ms p50', { p50: fx.issueMs.p50, p99: fx.issueMs.p99, errors: fx.notIssued, extraNote: `${fx.issuedPerS} issued/s` });

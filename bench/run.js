@@ -10,7 +10,7 @@ const { MERCHANTS, REPEATS, STAMP, STARTED, DB_NAME, ONLY, KEEP_DB, TMP, wanted,
 const { connect, invariants } = require('./database');
 const { describeMachine } = require('./machine');
 const { cannon, choiceBody, createRequests } = require('./load');
-const { createPhase, fixedPhase, bulkPhase, readPhase, profilePhase } = require('./phases');
+const { createPhase, fundedPhases, fixedPhase, bulkPhase, readPhase, profilePhase } = require('./phases');
 const { ratioPhases } = require('./ratio-phases');
 const { compileReplay } = require('./replay-values');
 const { dashboardPhase } = require('./dashboard-phase');
@@ -72,6 +72,9 @@ async function main() {
     await createPhase(ctx, 'create_choice_1_merchant_half_peak', [hot], choiceBody, { overallRate: halfOf('create_choice_1_merchant') });
     await createPhase(ctx, 'create_choice_20_merchants_half_peak', twenty, choiceBody, { overallRate: halfOf('create_choice_20_merchants') });
   }
+
+  // 1b. CHOICE sends converted from another wallet against same-currency ones, paired
+  if (wanted('fx')) await fundedPhases(ctx, twenty);
 
   // 2. FIXED end to end
   if (wanted('fixed')) await fixedPhase(ctx, twenty, results.config.fixedItem);
