@@ -1,9 +1,10 @@
 import { DataSource } from 'typeorm';
 import { choiceReward, startWithFundedMerchant } from '../support/rewards';
+import { REWARD_LOCK_TIMEOUT_MS } from '../../libs/rewards/src/lifecycle/reward-lifecycle.service';
 import { SeededMerchant, TestApp } from '../support/test-app';
 
 /**
- * A cancel waits for the reward's row lock for at most 10 s; then it answers 503 and changes nothing,
+ * A cancel waits for the reward's row lock for at most 10 s (REWARD_LOCK_TIMEOUT_MS; shortened here); then it answers 503 and changes nothing,
  * so the client retries instead of hanging. (No supplier call holds that lock any more; this guards
  * against any other long transaction.)
  */
@@ -12,7 +13,8 @@ describe('cancel of a reward another transaction holds', () => {
   let m: SeededMerchant;
 
   beforeAll(async () => {
-    ({ t, m } = await startWithFundedMerchant(10_000));
+    // The product waits 10 s for the lock; here 300 ms, so the test shows the same refusal without sitting through it.
+    ({ t, m } = await startWithFundedMerchant(10_000, { overrides: [{ provide: REWARD_LOCK_TIMEOUT_MS, useValue: 300 }] }));
   });
   afterAll(() => t.close());
 

@@ -384,6 +384,8 @@ describe('webhook delivery', () => {
        VALUES ('whd_lostjob', $1, $2, 'evt_lostjob', 'wallet.credited', $3::json, now() - interval '1 minute')`,
       [id, merchant.accountId, body],
     );
+    // The sweep runs now, as its 5-s timer would (docs/testing.md, Waiting for something else).
+    await worker.app.get(DeliverySweep).sweep();
     const [request] = await eventually(async () => receiver.at(path).length > 0 && receiver.at(path), 20_000);
     expect(request.body).toBe(body);
     expect(request.headers['x-webhook-id']).toBe('evt_lostjob');

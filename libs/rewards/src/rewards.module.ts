@@ -16,7 +16,7 @@ import { SendStatements } from './send-statements';
 import { IssuanceLease } from './lifecycle/issuance-lease';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { MailLease } from './lifecycle/mail-lease';
-import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
+import { RewardLifecycle, rewardLockTimeoutProvider } from './lifecycle/reward-lifecycle.service';
 import { RewardRepository } from './lifecycle/reward.repository';
 import { RewardTimeline } from './lifecycle/reward-timeline';
 import { RewardsController } from './rewards.controller';
@@ -45,6 +45,7 @@ import { RewardsService } from './rewards.service';
     MailJobRepository,
     RewardTimeline,
     RewardLifecycle,
+    rewardLockTimeoutProvider,
     IssuanceLease,
     MailLease,
   ],

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import {
   Clock,
@@ -69,6 +69,13 @@ export class RewardBusyError extends UnavailableError {
 }
 
 /**
+ * How long a cancel waits for the reward's row lock before answering 503 (docs/rewards.md, Cancel):
+ * 10 s. A provider, so a test can shorten the wait instead of sitting through it (docs/testing.md).
+ */
+export const REWARD_LOCK_TIMEOUT_MS = Symbol('REWARD_LOCK_TIMEOUT_MS');
+export const rewardLockTimeoutProvider = { provide: REWARD_LOCK_TIMEOUT_MS, useValue: 10_000 };
+
+/**
  * The one owner of a reward's state: every transition after the send (open, pick, issue, fail,
  * cancel, expire, resend) is made here, with its timeline entry, its webhook and its wallet
  * movement in the same transaction. The states and their rules are described in docs/rewards.md.
@@ -86,6 +93,7 @@ export class RewardLifecycle {
     private readonly audit: AuditLog,
     private readonly idempotencyKeys: IdempotencyStore,
     private readonly clock: Clock,
+    @Inject(REWARD_LOCK_TIMEOUT_MS) private readonly lockTimeoutMs: number,
   ) {}
 
   /** The reward a link token opens, or null for an unknown token. */
@@ -328,7 +336,7 @@ export class RewardLifecycle {
     await this.dataSource.transaction(async (manager) => {
       // Row locks are only ever held for short transactions (no supplier call runs inside one);
       // still, never wait forever.
-      await manager.query(`SET LOCAL lock_timeout = '10s'`);
+      await manager.query(`SET LOCAL lock_timeout = ${Math.trunc(this.lockTimeoutMs)}`); // milliseconds
       const reward = await this.rewards.lock(manager, id, accountId).catch((error: { driverError?: { code?: string } }) => {
         if (error.driverError?.code === '55P03') throw new RewardBusyError();
         throw error;
