@@ -9,11 +9,14 @@ import type { DataSource, Logger as TypeOrmLogger } from 'typeorm';
  * `npm run sql:golden` (UPDATE_SQL_GOLDEN=1) writes them anew. Ids and values are parameters, so
  * the text depends only on the shape of the operation.
  */
-const GOLDEN_DIR = join(__dirname, '../../libs/rewards/sql');
+const ROOT = join(__dirname, '../..');
 const UPDATE = process.env.UPDATE_SQL_GOLDEN === '1';
 
-/** Compares `variants` (title, statements) with libs/rewards/sql/`file`, or writes it under UPDATE_SQL_GOLDEN=1. */
-export function expectGolden(file: string, variants: [title: string, sql: string | string[]][]): void {
+/**
+ * Compares `variants` (title, statements) with `dir`/`file` (libs/rewards/sql unless told, e.g.
+ * libs/webhooks/sql), or writes it under UPDATE_SQL_GOLDEN=1.
+ */
+export function expectGolden(file: string, variants: [title: string, sql: string | string[]][], dir = 'libs/rewards/sql'): void {
   const rendered = variants
     .map(([title, sql]) => {
       const statements = typeof sql === 'string' ? [sql] : sql;
@@ -21,7 +24,7 @@ export function expectGolden(file: string, variants: [title: string, sql: string
       return `-- ${title}\n${statements.map((statement) => `${statement};\n`).join('')}`;
     })
     .join('\n');
-  const path = join(GOLDEN_DIR, file);
+  const path = join(ROOT, dir, file);
   if (UPDATE) writeFileSync(path, rendered);
   let committed = '';
   try {
@@ -31,7 +34,7 @@ export function expectGolden(file: string, variants: [title: string, sql: string
   }
   if (committed !== rendered) {
     throw new Error(
-      `libs/rewards/sql/${file} differs from the SQL the code renders now. If the change is intended, ` +
+      `${dir}/${file} differs from the SQL the code renders now. If the change is intended, ` +
         `run \`npm run sql:golden\` and commit the regenerated file (review it as part of the change).`,
     );
   }

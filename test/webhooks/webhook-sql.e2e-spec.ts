@@ -1,10 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { WebhooksWorkerModule } from '@app/webhooks';
 import { AttemptRecord, AttemptRecorder } from '../../libs/webhooks/src/delivery/attempt-recorder';
 import { DeliveryLeases } from '../../libs/webhooks/src/delivery/delivery-leases';
 import { DeliverySweep } from '../../libs/webhooks/src/delivery/delivery-sweep';
 import { startServiceContext, ServiceContext } from '../support/service-context';
+import { expectGolden } from '../support/sql-golden';
 import { isolatedDatabase } from '../support/test-app';
 
 /**
@@ -14,8 +13,6 @@ import { isolatedDatabase } from '../support/test-app';
  * worker-side providers (no HTTP app) with fixed inputs; ids and values are parameters, so the text
  * depends only on the shape of the input. `npm run sql:golden` rewrites the files.
  */
-const GOLDEN_DIR = join(__dirname, '../../libs/webhooks/sql');
-const UPDATE = process.env.UPDATE_SQL_GOLDEN === '1';
 
 const record = (overrides: Partial<AttemptRecord>): AttemptRecord => ({
   deliveryId: 'whd_golden',
@@ -33,6 +30,9 @@ const record = (overrides: Partial<AttemptRecord>): AttemptRecord => ({
   ...overrides,
 });
 
+/** The webhook statements' golden files live beside their lib. */
+const expectWebhookGolden = (file: string, variants: [string, string][]) => expectGolden(file, variants, 'libs/webhooks/sql');
+
 describe('golden SQL of the webhook claim, lease renewal, attempt record and sweep', () => {
   let ctx: ServiceContext;
 
@@ -43,7 +43,7 @@ describe('golden SQL of the webhook claim, lease renewal, attempt record and swe
   afterAll(() => ctx?.close());
 
   it('claim.sql: one claim of an endpoint’s due deliveries', () => {
-    expectGolden('claim.sql', [['Up to 64 due deliveries of one endpoint', ctx.app.get(DeliveryLeases).claimStatement('we_golden', 64).text]]);
+    expectWebhookGolden('claim.sql', [['Up to 64 due deliveries of one endpoint', ctx.app.get(DeliveryLeases).claimStatement('we_golden', 64).text]]);
   });
 
   it('lease-renewal.sql: the heartbeat’s renewal of the leases a worker holds', () => {
@@ -51,7 +51,7 @@ describe('golden SQL of the webhook claim, lease renewal, attempt record and swe
       { id: 'whd_a', attempt: 1 },
       { id: 'whd_b', attempt: 3 },
     ];
-    expectGolden('lease-renewal.sql', [['Two held leases', ctx.app.get(DeliveryLeases).renewalStatement(held).text]]);
+    expectWebhookGolden('lease-renewal.sql', [['Two held leases', ctx.app.get(DeliveryLeases).renewalStatement(held).text]]);
   });
 
   it('attempt-record.sql: a group of attempt outcomes', () => {
@@ -61,28 +61,10 @@ describe('golden SQL of the webhook claim, lease renewal, attempt record and swe
       record({ deliveryId: 'whd_retry', succeeded: false, responseStatus: 500, error: 'HTTP 500', status: 'PENDING', nextAttemptAt: new Date('2026-01-01T00:01:00Z') }),
       record({ deliveryId: 'whd_gone', endpointId: 'we_gone', succeeded: false, responseStatus: 410, error: 'HTTP 410 Gone: endpoint paused', status: 'PENDING', gone: true }),
     ];
-    expectGolden('attempt-record.sql', [['A success, a failure to retry and a 410', recorder.writeStatement(group).text]]);
+    expectWebhookGolden('attempt-record.sql', [['A success, a failure to retry and a 410', recorder.writeStatement(group).text]]);
   });
 
   it('sweep.sql: the endpoints with lost or expired-lease deliveries', () => {
-    expectGolden('sweep.sql', [['Every active endpoint with such a delivery', ctx.app.get(DeliverySweep).statement().text]]);
+    expectWebhookGolden('sweep.sql', [['Every active endpoint with such a delivery', ctx.app.get(DeliverySweep).statement().text]]);
   });
 });
-
-function expectGolden(file: string, variants: [string, string][]): void {
-  const rendered = `${variants.map(([title, sql]) => `-- ${title}\n${sql};\n`).join('\n')}`;
-  const path = join(GOLDEN_DIR, file);
-  if (UPDATE) writeFileSync(path, rendered);
-  let committed = '';
-  try {
-    committed = readFileSync(path, 'utf8');
-  } catch {
-    // compared below: a missing file differs from any statement
-  }
-  if (committed !== rendered) {
-    throw new Error(
-      `libs/webhooks/sql/${file} differs from the SQL the code renders now. If the change is intended, ` +
-        `run \`npm run sql:golden\` and commit the regenerated file (review it as part of the change).`,
-    );
-  }
-}
