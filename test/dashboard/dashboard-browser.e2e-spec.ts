@@ -466,8 +466,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
       await balanceCard(page, 'EUR').getByText(money(afterTopUp.EUR, 'EUR'), { exact: true }).waitFor();
 
       // USD → GBP: the quote shows the rate, both amounts and the seconds it binds for, and moves nothing.
-      await page.getByLabel('From', { exact: true }).selectOption('USD');
-      await page.getByLabel('To', { exact: true }).selectOption('GBP');
+      await page.getByRole('form', { name: 'Convert' }).getByLabel('From', { exact: true }).selectOption('USD');
+      await page.getByRole('form', { name: 'Convert' }).getByLabel('To', { exact: true }).selectOption('GBP');
       await page.getByLabel('Amount to receive (GBP)').fill('20');
       await page.getByRole('button', { name: 'Get quote' }).click();
       const quote = page.getByRole('region', { name: 'Quote' });
@@ -522,8 +522,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     const { context, page } = await signedIn(DESKTOP, undefined, (p) => p.clock.install());
     await nav(page, 'Wallet').click();
     const quote = page.getByRole('region', { name: 'Quote' });
-    await page.getByLabel('From', { exact: true }).selectOption('USD');
-    await page.getByLabel('To', { exact: true }).selectOption('GBP');
+    await page.getByRole('form', { name: 'Convert' }).getByLabel('From', { exact: true }).selectOption('USD');
+    await page.getByRole('form', { name: 'Convert' }).getByLabel('To', { exact: true }).selectOption('GBP');
     await page.getByLabel('Amount to receive (GBP)').fill('10');
     await page.getByRole('button', { name: 'Get quote' }).click();
     await quote.getByRole('button', { name: 'Confirm conversion' }).waitFor();
@@ -589,7 +589,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
       const table = page.getByRole('table', { name: /Value sent per day in USD, last 30 days/ });
       await table.getByRole('row', { name: new RegExp(`${today} ${money(todayCents, 'USD').replace('$', '\\$')}`) }).waitFor();
       await page.getByRole('button', { name: 'Last 90 days' }).click();
-      await page.getByRole('img', { name: /over the last 90 days/ }).waitFor();
+      await page.getByRole('img', { name: /sent in USD over the last 90 days/ }).waitFor();
       await expectAccessible(page, `Overview chart (${name})`);
       await expectNoSidewaysScroll(page, `Overview chart (${name})`);
       await page.screenshot({ path: artifact(`dashboard-overview-chart-${name}.png`), fullPage: true });
