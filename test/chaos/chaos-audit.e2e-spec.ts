@@ -80,8 +80,8 @@ describe('the chaos audit', () => {
 
   it('names a card both captured and released, and a pending card with a ledger row', async () => {
     const row = (kind: string, id: string, available: number, reserved: number) =>
-      `INSERT INTO wallet_transactions (id, account_id, kind, available_delta_cents, reserved_delta_cents, related_type, related_id)
-       VALUES ('${id}', '${m.accountId}', '${kind}', ${available}, ${reserved}, 'card', '${fixedCardId}')`;
+      `INSERT INTO wallet_transactions (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, related_type, related_id)
+       VALUES ('${id}', '${m.accountId}', 'USD', '${kind}', ${available}, ${reserved}, 'card', '${fixedCardId}')`;
     const found = await broken([row('CAPTURE', 'wtx_chaos1', 0, -1), row('RELEASE', 'wtx_chaos2', 1, -1)], (q) => audit.snapshotChecks(inTransaction(q)));
     expect(found).toEqual(expect.arrayContaining([expect.stringContaining(`card ${fixedCardId} PENDING: 1 capture(s), 1 release(s)`)]));
   });
