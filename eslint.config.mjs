@@ -12,6 +12,19 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
       'no-console': 'error',
+      // Spreading an array into a call puts every element on the stack: a few hundred thousand overflow it
+      // (the bench crashed so once). Loops or reductions instead (bench/numbers.js has lowest/highest/appendAll).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(min|max)$/] > SpreadElement",
+          message: 'Math.min/max(...array) overflows the stack on large arrays: use a loop or reduce.',
+        },
+        {
+          selector: 'CallExpression[callee.property.name=/^(push|unshift|apply|fromCharCode)$/] > SpreadElement',
+          message: 'push(...array) overflows the stack on large arrays: use a loop.',
+        },
+      ],
     },
   },
   {

@@ -6,7 +6,7 @@
 const { STAMP, DURATION, log, sleep } = require('./config');
 const { cannon, summarise, paced, choiceBody, createRequests } = require('./load');
 const { measured } = require('./measure');
-const { round, stats } = require('./numbers');
+const { round, stats, appendAll } = require('./numbers');
 const { api, cli } = require('./service');
 const { invariants } = require('./database');
 
@@ -79,7 +79,7 @@ async function expiryPhase(ctx) {
     while (drainedAt === null || Date.now() - started < DURATION * 1000) {
       if (Date.now() > dueAt + MAX_DRAIN_S * 1000) break;
       const slice = await paced([merchant], choiceBody, rate, SLICE_S, { samples: true });
-      samples.push(...slice.samples);
+      appendAll(samples, slice.samples);
     }
     await watcher;
     const { rows: [ev] } = await db.query(

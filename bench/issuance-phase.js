@@ -9,7 +9,7 @@ const { DURATION, log, sleep } = require('./config');
 const { invariants } = require('./database');
 const { paced } = require('./load');
 const { measured } = require('./measure');
-const { round, stats } = require('./numbers');
+const { round, stats, highest, appendAll } = require('./numbers');
 const { api, Service } = require('./service');
 
 const LATENCY_MS = 500;
@@ -59,7 +59,7 @@ async function throughputPhase(ctx, merchants, item) {
           const m = merchants[k % merchants.length];
           const res = await api(m.key, 'POST', '/v1/rewards/bulk', { rewards: Array.from({ length: 100 }, (_, i) => fixedItem(item, i, `it${k}-`)) }, { 'idempotency-key': crypto.randomUUID() });
           if (res.status !== 207 || res.body.sent !== 100) throw new Error(`bulk failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-          ids.push(...res.body.results.map((r) => r.rewardId).filter(Boolean));
+          appendAll(ids, res.body.results.map((r) => r.rewardId).filter(Boolean));
         }
       }),
     );
@@ -124,7 +124,7 @@ async function choicePicksPhase(ctx, merchant, item) {
       worstPerReward.push(worst);
     }
     const s = stats(picks);
-    return { rewards: REWARDS, picks: picks.length, pickMs: s, p50: round(s.p50, 0), p99: round(s.p99, 0), maxMs: round(Math.max(...picks), 0), over100: picks.filter((ms) => ms >= 100).length };
+    return { rewards: REWARDS, picks: picks.length, pickMs: s, p50: round(s.p50, 0), p99: round(s.p99, 0), maxMs: round(highest(picks), 0), over100: picks.filter((ms) => ms >= 100).length };
   });
 }
 

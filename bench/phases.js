@@ -7,7 +7,7 @@ const { DURATION, WARMUP, CONNECTIONS, CHOICE_CENTS, BULK_COUNT, REPEATS, log, s
 const { drain, rewardCount, invariants } = require('./database');
 const { cannon, summarise, paced, choiceBody, fundedChoiceBody, createRequests } = require('./load');
 const { measured } = require('./measure');
-const { round, stats, median } = require('./numbers');
+const { round, stats, median, lowest, highest } = require('./numbers');
 const { api } = require('./service');
 
 async function createPhase(ctx, name, merchants, body, extra = {}) {
@@ -69,8 +69,8 @@ async function fixedPhase(ctx, merchants, item) {
       [ids],
     );
     const issued = rows.filter((x) => x.status === 'ISSUED');
-    const first = Math.min(...rows.map((x) => x.created_at.getTime()));
-    const last = Math.max(...issued.map((x) => x.issued_at.getTime()));
+    const first = lowest(rows.map((x) => x.created_at.getTime()));
+    const last = highest(issued.map((x) => x.issued_at.getTime()));
     return {
       ...res,
       issued: issued.length,

@@ -14,7 +14,8 @@ const http = require('node:http');
 const { DURATION, WARMUP, WEBHOOK_ENDPOINTS, WEBHOOK_RATE, log, sleep } = require('./config');
 const { cannon, paced, summarise, choiceBody, createRequests } = require('./load');
 const { measured } = require('./measure');
-const { round, stats } = require('./numbers');
+const { round } = require('./numbers');
+const { deliverySummary } = require('./delivery-summary');
 const { api } = require('./service');
 const { statementSampler } = require('./database');
 const { threadSnapshot, threadDiff } = require('./machine');
@@ -49,17 +50,6 @@ function receiver() {
     get count() {
       return receipts.length;
     },
-  };
-}
-
-/** Lag figures of receipts: all, and by thirds of the load window (by when the event was committed). */
-function lagFigures(receipts, from, to) {
-  const lag = (xs) => stats(xs.map((r) => r.at - r.createdAt).filter((x) => !Number.isNaN(x)));
-  const third = (to - from) / 3;
-  return {
-    lagMs: lag(receipts),
-    lagFirstThirdMs: lag(receipts.filter((r) => r.createdAt < from + third)),
-    lagLastThirdMs: lag(receipts.filter((r) => r.createdAt >= to - third)),
   };
 }
 
@@ -147,21 +137,22 @@ async function fanoutRun(ctx, name, merchant, rx, load) {
     const wholeRun = threadDiff(threads0, threadSnapshot(ctx.service.pid), ctx.service.pid);
     const wholeRunS = (Date.now() - from) / 1000;
     const receipts = rx.take();
-    const first = Math.min(...receipts.map((r) => r.at));
-    const last = Math.max(...receipts.map((r) => r.at));
+    const { deliveries, duplicates, deliveriesPerS, lagMs, lagFirstThirdMs, lagLastThirdMs, drainAfterLoadS } = deliverySummary(receipts, from, to);
     return {
       endpoints: WEBHOOK_ENDPOINTS,
       creates,
-      deliveries: receipts.length,
+      deliveries,
       expectedDeliveries: expected,
-      duplicates: receipts.length - new Set(receipts.map((r) => `${r.endpoint} ${r.id}`)).size,
+      duplicates,
       // Deliveries/s offered by the events against deliveries/s received while the load ran: the second
       // falling short of the first is the backlog growing.
       offeredDeliveriesPerS: round(expected / ((to - from) / 1000), 0),
       deliveriesPerSDuringLoad: round(receivedDuringLoad / ((to - from) / 1000), 0),
-      deliveriesPerS: round(receipts.length / ((last - first) / 1000), 0),
-      ...lagFigures(receipts, from, to),
-      drainAfterLoadS: round((last - to) / 1000, 2),
+      deliveriesPerS,
+      lagMs,
+      lagFirstThirdMs,
+      lagLastThirdMs,
+      drainAfterLoadS,
       serviceThreads: threads,
       // Costs per delivery over the whole run (load and drain). The worker thread also carries the creates' own
       // background work (mail), the same in an A/B at one create rate. (Not WAL bytes: the cluster's WAL position

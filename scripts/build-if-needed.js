@@ -20,14 +20,15 @@ function newestMtime(dir, pattern = /\.ts$/, skip = []) {
   return newest;
 }
 
+/** Newest modification time of the named files of a directory. */
+const newestOf = (dir, files) => files.reduce((newest, f) => Math.max(newest, fs.statSync(path.join(dir, f)).mtimeMs), 0);
+
 const dashboard = path.join(root, 'apps', 'dashboard');
 const sources = Math.max(
   newestMtime(path.join(root, 'apps'), /\.ts$/, [dashboard]),
   // The libs' run-time files too (the redemption script, the common-password list: nest-cli.json assets).
   newestMtime(path.join(root, 'libs'), /\.(ts|js|txt)$/),
-  ...['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'].map(
-    (f) => fs.statSync(path.join(root, f)).mtimeMs,
-  ),
+  newestOf(root, ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json']),
 );
 const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
 if (sources > built) {
@@ -41,9 +42,9 @@ if (sources > built) {
 const dashboardShell = path.join(dashboard, 'dist', 'index.html');
 const dashboardSources = Math.max(
   newestMtime(path.join(dashboard, 'src'), /\.(ts|tsx|css)$/),
-  ...['index.html', 'vite.config.mts', 'contract-enums.mts', 'tsconfig.json'].map((f) => fs.statSync(path.join(dashboard, f)).mtimeMs),
+  newestOf(dashboard, ['index.html', 'vite.config.mts', 'contract-enums.mts', 'tsconfig.json']),
   // The lists the app offers are read from the contract when it is built (apps/dashboard/contract-enums.mts).
-  ...['package-lock.json', 'openapi.yaml', 'openapi.dashboard.yaml'].map((f) => fs.statSync(path.join(root, f)).mtimeMs),
+  newestOf(root, ['package-lock.json', 'openapi.yaml', 'openapi.dashboard.yaml']),
 );
 const dashboardBuilt = fs.existsSync(dashboardShell) ? fs.statSync(dashboardShell).mtimeMs : 0;
 if (dashboardSources > dashboardBuilt) {

@@ -72,7 +72,7 @@ function observations(recorder, phase, crashes) {
   }
   if (phase.name === 'redis-down') {
     const after = attemptsIn(recorder, phase.restoredAt, phase.restoredAt + 60_000).filter((a) => a.ms > SLOW_MS);
-    if (after.length > 0) found.push(`after Redis returned: ${after.length} request(s) took > ${SLOW_MS / 1000} s (slowest ${Math.max(...after.map((a) => a.ms))} ms)`);
+    if (after.length > 0) found.push(`after Redis returned: ${after.length} request(s) took > ${SLOW_MS / 1000} s (slowest ${after.reduce((max, a) => Math.max(max, a.ms), 0)} ms)`);
   }
   for (const c of crashes.filter((c) => c.at >= phase.from && c.at < phase.to)) found.push(`${c.name} died on its own (${c.how})`);
   return found;
@@ -96,7 +96,7 @@ function formatRecovery(row) {
 function table(rows) {
   const header = ['fault', 'requests', 'errors by kind', 'max latency', 'recovery', 'invariants'];
   const lines = rows.map((r) => [r.fault, String(r.requests), formatErrors(r.errors, r.gaveUp), `${(r.maxLatencyMs / 1000).toFixed(2)} s`, formatRecovery(r), r.invariants]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const widths = header.map((h, i) => lines.reduce((max, l) => Math.max(max, l[i].length), h.length));
   const fmt = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
 }

@@ -63,7 +63,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
   ): Promise<{ context: BrowserContext; page: Page }> {
     const { context, external } = await offlineContext(browser, t.baseUrl, device);
     const page = await context.newPage();
-    page.on('close', () => outside.push(...external));
+    page.on('close', () => external.forEach((url) => outside.push(url)));
     await beforeLoad?.(page);
     await page.goto(`${t.baseUrl}/dashboard`);
     await page.getByLabel('E-mail').fill(who.email || m.email);
@@ -326,7 +326,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     // A developer is offered Send and Developers but not Team or Audit log.
     await nav(theirs, 'Send').waitFor();
     await expect(nav(theirs, 'Team').count()).resolves.toBe(0);
-    outside.push(...other.external);
+    other.external.forEach((url) => outside.push(url));
     await other.context.close();
 
     await page.reload();
@@ -653,7 +653,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await login.getByLabel('Authentication code').fill(totp(secret, clock.now().getTime()));
     await login.getByRole('button', { name: 'Sign in' }).click();
     await login.getByRole('heading', { name: 'Overview' }).waitFor();
-    outside.push(...fresh.external);
+    fresh.external.forEach((url) => outside.push(url));
     await fresh.context.close();
     clock.reset();
   }, 90_000);

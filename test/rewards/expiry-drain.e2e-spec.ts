@@ -35,7 +35,7 @@ describe('expiry drain: many due rewards of one merchant, several sweepers, send
       const res = await t.api.as(m.key).post('/v1/rewards/bulk', { rewards: items });
       expect(res.status).toBe(207);
       expect(res.body.failed).toBe(0);
-      ids.push(...res.body.results.map((r: { rewardId: string }) => r.rewardId));
+      for (const r of res.body.results as { rewardId: string }[]) ids.push(r.rewardId);
     }
     await dataSource.query(`UPDATE rewards SET expires_at = now() - interval '1 second' WHERE id = ANY($1::text[])`, [ids]);
     return ids;

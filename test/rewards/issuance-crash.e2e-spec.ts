@@ -132,7 +132,7 @@ describe('card issuance survives a dying worker', () => {
           return { id: res.body.reward.id as string, failing };
         }),
       );
-      rewards.push(...batch);
+      for (const reward of batch) rewards.push(reward);
     }
 
     /** Cards a run holds (marked, at the supplier) and not settled, split by whether the supplier has placed the order. */

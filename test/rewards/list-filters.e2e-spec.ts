@@ -47,7 +47,7 @@ describe('list filters: date ranges and the other filters', () => {
       const res = await api.get(`/v1/rewards?${query}&page_size=100&page=${page}`);
       expect(res.status).toBe(200);
       total = res.body.total;
-      ids.push(...res.body.rewards.map((r: any) => r.id));
+      for (const r of res.body.rewards) ids.push(r.id);
       if (!res.body.hasMore) break;
     }
     const walked: string[] = [];
@@ -55,7 +55,7 @@ describe('list filters: date ranges and the other filters', () => {
     for (;;) {
       const res = await api.get(`/v1/rewards?${query}&page_size=100${after ? `&starting_after=${after}` : ''}`);
       expect(res.body.total).toBe(total);
-      walked.push(...res.body.rewards.map((r: any) => r.id));
+      for (const r of res.body.rewards) walked.push(r.id);
       if (!res.body.hasMore) break;
       after = walked[walked.length - 1];
     }

@@ -98,7 +98,7 @@ describe('list pages and cursors', () => {
       const res = await api.get(`/v1/rewards?page_size=100&external_id=order-5${cursor ? `&starting_after=${cursor}` : ''}`);
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(expected.length);
-      walked.push(...res.body.rewards.map((r: any) => r.id));
+      for (const r of res.body.rewards) walked.push(r.id);
       if (!res.body.hasMore) break;
       cursor = walked[walked.length - 1];
     }

@@ -24,7 +24,7 @@ export class SignInLimiter {
     ]);
     const exceeded = [byAddress, byEmail].filter((limit) => !limit.allowed);
     if (exceeded.length === 0) return { allowed: true };
-    return { allowed: false, retryAfterSeconds: Math.max(...exceeded.map((limit) => limit.resetSeconds)) };
+    return { allowed: false, retryAfterSeconds: exceeded.reduce((longest, limit) => Math.max(longest, limit.resetSeconds), 0) };
   }
 
   async failed(email: string): Promise<void> {

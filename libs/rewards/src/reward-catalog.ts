@@ -152,7 +152,7 @@ export class RewardCatalog {
     const refused = brandKeys.filter((key) => !rulesAllow(rules, key));
     if (refused.length > 0) throw new ValidationError(`The account's catalog rules do not allow these brands: ${refused.join(', ')}.`);
     if (brandKeys.length === 0) throw new ValidationError(`The catalog has no cards in ${currency} that the account's catalog rules allow.`);
-    const cheapest = Math.min(...brandKeys.map((key) => catalog.minCentsByBrand.get(key)!));
+    const cheapest = brandKeys.reduce((min, key) => Math.min(min, catalog.minCentsByBrand.get(key)!), Infinity);
     if (dto.valueCents < cheapest) {
       throw new ValidationError(
         `No card the recipient could pick costs ${formatMoney(dto.valueCents, currency)} or less; the cheapest is ${formatMoney(cheapest, currency)}.`,

@@ -14,7 +14,7 @@ export async function exportCsv<T>(
   const rows: (string | number | null | undefined)[][] = [header];
   for (let page = 1; ; page += 1) {
     const { items, total } = await fetchPage(page);
-    rows.push(...items.map(toRow));
+    for (const item of items) rows.push(toRow(item));
     onProgress(rows.length - 1, total);
     if (items.length === 0 || rows.length - 1 >= total) break;
   }

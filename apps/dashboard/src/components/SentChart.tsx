@@ -22,7 +22,7 @@ const MARGIN = { top: 12, right: 8, bottom: 28, left: 64 };
 export function SentChart({ currency, days }: { currency: string; days: readonly SentDay[] }) {
   const innerWidth = WIDTH - MARGIN.left - MARGIN.right;
   const innerHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
-  const max = Math.max(...days.map((d) => d.sentCents), 100);
+  const max = days.reduce((highest, d) => Math.max(highest, d.sentCents), 100);
   const x = scaleBand<string>({ domain: days.map((d) => d.date), range: [0, innerWidth], padding: 0.2 });
   const y = scaleLinear<number>({ domain: [0, max], range: [innerHeight, 0], nice: true });
   const total = days.reduce((sum, d) => sum + d.sentCents, 0);

@@ -9,7 +9,7 @@ export function toFieldIssues(errors: ClassValidatorError[], parent = ''): Field
     for (const message of Object.values(error.constraints ?? {})) {
       issues.push({ path, message: message.replace(/^property /, '') });
     }
-    if (error.children?.length) issues.push(...toFieldIssues(error.children, path));
+    if (error.children?.length) for (const issue of toFieldIssues(error.children, path)) issues.push(issue);
   }
   return issues;
 }

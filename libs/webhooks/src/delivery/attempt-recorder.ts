@@ -93,7 +93,7 @@ export class AttemptRecorder {
       }
       this.logger.warn({ err: error, count: records.length }, 'recording a group of webhook attempts failed; writing them one by one');
       const written: AttemptRecord[] = [];
-      for (const record of records) written.push(...(await this.writeGroup([record])));
+      for (const record of records) for (const one of await this.writeGroup([record])) written.push(one);
       return written;
     }
   }
