@@ -1,12 +1,15 @@
 import { Logger } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { Sweepers } from './sweepers';
 
 describe('the sweep registry', () => {
   let sweepers: Sweepers;
+  let schedule: SchedulerRegistry;
 
   beforeEach(() => {
     jest.useFakeTimers();
-    sweepers = new Sweepers();
+    schedule = new SchedulerRegistry();
+    sweepers = new Sweepers(schedule);
   });
   afterEach(async () => {
     await sweepers.onModuleDestroy();
@@ -28,6 +31,18 @@ describe('the sweep registry', () => {
     sweepers.register({ name: 'c', everyMs: 500, run: async () => void runs.push('c') });
     await jest.advanceTimersByTimeAsync(1_000);
     expect(runs.filter((r) => r === 'c')).toHaveLength(2);
+  });
+
+  it("keeps its timers in @nestjs/schedule's registry while running, and removes them when stopped", async () => {
+    const runs: string[] = [];
+    sweepers.register({ name: 'a', everyMs: 1_000, run: async () => void runs.push('a') });
+    expect(schedule.getIntervals()).toEqual([]);
+    sweepers.onApplicationBootstrap();
+    expect(schedule.getIntervals()).toEqual(['sweep:a']);
+    await sweepers.onModuleDestroy();
+    expect(schedule.getIntervals()).toEqual([]);
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(runs).toEqual([]);
   });
 
   it('never overlaps a sweep with itself: ticks during a run are skipped, and run() joins it', async () => {

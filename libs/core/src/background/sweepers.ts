@@ -1,4 +1,5 @@
 import { Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 
 /**
  * A periodic job of the worker. Most make up for work a crash or a lost queue job left behind: they
@@ -24,7 +25,8 @@ interface Scheduled {
  * by name and interval, from its worker-side provider (`onModuleInit`), and this runs them once the
  * application has started, until it stops. A sweep never overlaps itself (a tick that comes while
  * the last run is under way is skipped), and a failure is logged, never thrown: the next tick tries
- * again.
+ * again. The timers are @nestjs/schedule's intervals, named `sweep:<name>` in its SchedulerRegistry, so
+ * whatever inspects the application's schedule sees them beside any other.
  */
 @Injectable()
 export class Sweepers implements OnApplicationBootstrap, OnModuleDestroy {
@@ -32,12 +34,14 @@ export class Sweepers implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly sweeps = new Map<string, Scheduled>();
   private started = false;
 
+  constructor(private readonly schedule: SchedulerRegistry) {}
+
   register(sweep: Sweep): void {
     if (this.sweeps.has(sweep.name)) throw new Error(`a sweep named ${sweep.name} is registered already`);
     if (!(sweep.everyMs > 0)) throw new Error(`sweep ${sweep.name} needs an interval, not ${sweep.everyMs}`);
     const scheduled: Scheduled = { sweep, timer: null, running: null };
     this.sweeps.set(sweep.name, scheduled);
-    if (this.started) this.schedule(scheduled);
+    if (this.started) this.start(scheduled);
   }
 
   /** The registered sweeps' names. */
@@ -62,30 +66,33 @@ export class Sweepers implements OnApplicationBootstrap, OnModuleDestroy {
   /** After every module's init, so every domain has registered its sweeps. */
   onApplicationBootstrap(): void {
     this.started = true;
-    for (const scheduled of this.sweeps.values()) this.schedule(scheduled);
+    for (const scheduled of this.sweeps.values()) this.start(scheduled);
   }
 
   /** Stops the timers and waits for the runs under way, before the connections they use close. */
   async onModuleDestroy(): Promise<void> {
     this.started = false;
     for (const scheduled of this.sweeps.values()) {
-      if (scheduled.timer) clearInterval(scheduled.timer);
+      if (scheduled.timer) this.schedule.deleteInterval(intervalName(scheduled.sweep));
       scheduled.timer = null;
     }
     await Promise.all([...this.sweeps.values()].map((scheduled) => scheduled.running));
   }
 
-  private schedule(scheduled: Scheduled): void {
+  private start(scheduled: Scheduled): void {
     const { name, everyMs } = scheduled.sweep;
     scheduled.timer = setInterval(() => {
       if (!scheduled.running) void this.run(name);
     }, everyMs);
+    this.schedule.addInterval(intervalName(scheduled.sweep), scheduled.timer);
   }
 }
+
+const intervalName = (sweep: Sweep): string => `sweep:${sweep.name}`;
 
 /**
  * Imported by each domain's worker module that registers a sweep; one registry per application
  * (every periodic job of the worker is registered here: nothing schedules an interval of its own).
  */
-@Module({ providers: [Sweepers], exports: [Sweepers] })
+@Module({ imports: [ScheduleModule.forRoot()], providers: [Sweepers], exports: [Sweepers] })
 export class SweepersModule {}
