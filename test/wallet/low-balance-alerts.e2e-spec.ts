@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { AuditLog } from '@app/audit';
 import { Sweepers } from '@app/core';
 import { LOW_BALANCE_MAIL_SWEEP } from '../../libs/wallet/src/low-balance-mail.sweep';
 import { addMember } from '../support/dashboard';
@@ -198,5 +199,22 @@ describe('Low-balance alerts', () => {
     expect((await t.api.as(m.readKey).put('/v1/account/alert-settings', { alertSettings: { lowBalance: [] } })).status).toBe(403);
     expect((await t.api.as(m.writeKey).get('/v1/account/alert-settings')).status).toBe(403);
     expect((await t.api.as(m.writeKey).put('/v1/account/alert-settings', { alertSettings: { lowBalance: [] } })).status).toBe(200);
+  });
+
+  it('each change of the settings is in the audit log with the thresholds before and after; a refused one is not', async () => {
+    const m = await merchant();
+    await setThresholds(m, [{ currency: 'USD', thresholdCents: 5_000 }]);
+    await setThresholds(m, [{ currency: 'USD', thresholdCents: 7_500 }, { currency: 'EUR', thresholdCents: 1_000 }]);
+    expect((await t.api.as(m.key).put('/v1/account/alert-settings', { alertSettings: { lowBalance: [{ currency: 'XYZ', thresholdCents: 1 }] } })).status).toBe(400);
+
+    const { entries } = await t.app.get(AuditLog).list(m.accountId, { page: 1, pageSize: 10, action: 'alert_settings.updated' });
+    expect(entries.map((entry) => entry.metadata)).toEqual([
+      {
+        before: { lowBalance: [{ currency: 'USD', thresholdCents: 5_000 }] },
+        after: { lowBalance: [{ currency: 'EUR', thresholdCents: 1_000 }, { currency: 'USD', thresholdCents: 7_500 }] },
+      },
+      { before: { lowBalance: [] }, after: { lowBalance: [{ currency: 'USD', thresholdCents: 5_000 }] } },
+    ]);
+    expect(entries[0]).toMatchObject({ actor: { type: 'api_key' }, targetType: 'account', targetId: m.accountId });
   });
 });

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiBodyExamples, ApiErrorResponses } from '@app/core';
 import { AlertSettingsResponseDto, UPDATE_ALERT_SETTINGS_EXAMPLES, UpdateAlertSettingsDto } from './dto/alert-settings.dto';
@@ -30,7 +31,11 @@ export class AlertSettingsController {
   })
   @ApiBodyExamples(UpdateAlertSettingsDto, UPDATE_ALERT_SETTINGS_EXAMPLES)
   @ApiErrorResponses(400)
-  async update(@CurrentPrincipal() principal: Principal, @Body() body: UpdateAlertSettingsDto): Promise<AlertSettingsResponseDto> {
-    return { alertSettings: await this.alerts.replace(principal.accountId, body.alertSettings) };
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
+    @Body() body: UpdateAlertSettingsDto,
+  ): Promise<AlertSettingsResponseDto> {
+    return { alertSettings: await this.alerts.replace(principal.accountId, body.alertSettings, origin) };
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CatalogModule } from '@app/catalog';
+import { AuditModule } from '@app/audit';
 import { Currencies } from './currencies';
 import { WalletTransactionEntity } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
@@ -11,7 +12,7 @@ import { WalletLedger } from './wallet-ledger.service';
 import { WalletMetrics } from './wallet-metrics';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WalletEntity, WalletTransactionEntity]), CatalogModule],
+  imports: [TypeOrmModule.forFeature([WalletEntity, WalletTransactionEntity]), CatalogModule, AuditModule],
   controllers: [WalletController, WalletsController, AlertSettingsController],
   providers: [WalletLedger, WalletMetrics, Currencies, LowBalanceAlerts],
   exports: [WalletLedger, Currencies],
