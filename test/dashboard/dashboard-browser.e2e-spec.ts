@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { artifact, DESKTOP, launchChromium, offlineContext, PHONE } from '../support/browser';
+import { artifact, DESKTOP, launchChromium, offlineContext, PHONE, watchSavedFiles } from '../support/browser';
 import { expectedFromAmount, publishedSandboxRates } from '../support/fx';
 import { addMember } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
@@ -161,8 +161,10 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     page.on('request', (request) => {
       if (request.method() === 'POST' && new URL(request.url()).pathname === '/v1/rewards') sends.push(request.headers()['idempotency-key']);
     });
-    await page.getByRole('button', { name: 'Send reward' }).dblclick();
-    await page.getByText('Reward sent to fixed.person@example.com.').waitFor();
+    await page.getByRole('button', { name: 'Send reward' }).click();
+    // Nothing leaves before the confirm dialog's button; a double click on it still sends once.
+    await page.getByRole('dialog', { name: 'Send this reward?' }).getByRole('button', { name: /^Send \$/ }).dblclick();
+    await page.getByText(/^Reward of \$[0-9.,]+ sent to fixed.person@example.com\./).waitFor();
     const fixed = await t.api.as(m.key).get('/v1/rewards?page_size=100');
     expect(fixed.body.rewards.filter((r: any) => r.recipientEmail === 'fixed.person@example.com')).toHaveLength(1);
     // However many requests the double click made, they carried one Idempotency-Key.
@@ -177,7 +179,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await page.getByLabel(/^Amount/).fill('40');
     await page.getByLabel('Message (optional)').fill('Thanks for everything');
     await page.getByRole('button', { name: 'Send reward' }).click();
-    await page.getByText('Reward sent to choice.person@example.com.').waitFor();
+    await page.getByRole('dialog', { name: 'Send this reward?' }).getByRole('button', { name: 'Send $40.00' }).click();
+    await page.getByText('Reward of $40.00 sent to choice.person@example.com.').waitFor();
     await expect(page.getByText(/^The recipient's link/).locator('code').textContent()).resolves.toMatch(new RegExp(`^${t.baseUrl}/r/[A-Za-z0-9]+$`));
 
     await nav(page, 'Rewards').click();
@@ -213,7 +216,11 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
       await expectAccessible(page, `Send, funded from another wallet (${name})`);
       await usd.check();
       await page.getByRole('button', { name: 'Send reward' }).click();
-      await page.getByText(`Reward sent to euro.${name}@example.com.`).waitFor();
+      const confirm = page.getByRole('dialog', { name: 'Send this reward?' });
+      // The balance after is the funding wallet's, less what the conversion takes.
+      await expect(confirm.textContent()).resolves.toContain('in the USD wallet (converted at');
+      await confirm.getByRole('button', { name: 'Send €50.00' }).click();
+      await page.getByText(`Reward of €50.00 sent to euro.${name}@example.com.`).waitFor();
       await page.getByText(`converted from the USD wallet: ${shown} at ${usdToEur}.`).waitFor();
       await expectAccessible(page, `Send, sent (${name})`);
       const sent = (await t.api.as(m.key).get('/v1/rewards?page_size=100')).body.rewards.find((r: any) => r.recipientEmail === `euro.${name}@example.com`);
@@ -250,10 +257,11 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     ].join('\n');
     await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'rewards.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByText('Preview (nothing sent yet): 2 of 3 rows would be sent').waitFor();
-    await expect(page.getByRole('row', { name: /^3 Error:/ }).count()).resolves.toBe(1);
+    await expect(page.getByRole('row', { name: /^3 not-an-email .*Error:/ }).count()).resolves.toBe(1);
     await page.getByRole('button', { name: 'Send 2 rewards' }).click();
+    await page.getByRole('dialog', { name: 'Send 2 rewards?' }).getByRole('button', { name: /^Send \$/ }).click();
     await page.getByText('Done: 2 of 3 rows sent').waitFor();
-    await expect(page.getByRole('row', { name: /^3 Error:/ }).count()).resolves.toBe(1);
+    await expect(page.getByRole('row', { name: /^3 not-an-email .*Error:/ }).count()).resolves.toBe(1);
     const all = (await t.api.as(m.key).get('/v1/rewards?page_size=100')).body.rewards.map((r: any) => r.recipientEmail);
     expect(all).toEqual(expect.arrayContaining(['bulk.one@example.com', 'bulk.three@example.com']));
     expect(all).not.toContain('not-an-email');
@@ -262,12 +270,103 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     const second = ['type,email,first_name,amount', 'CHOICE,bulk.four@example.com,Four,12'].join('\n');
     await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'more.csv', mimeType: 'text/csv', buffer: Buffer.from(second) });
     await page.getByText('Preview (nothing sent yet): 1 of 1 rows would be sent').waitFor();
-    await page.getByRole('button', { name: 'Send 1 rewards' }).click();
+    await page.getByRole('button', { name: 'Send 1 reward', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Send 1 reward?' }).getByRole('button', { name: 'Send $12.00' }).click();
     await page.getByText('Done: 1 of 1 rows sent').waitFor();
     const after = (await t.api.as(m.key).get('/v1/rewards?page_size=100')).body.rewards.map((r: any) => r.recipientEmail);
     expect(after).toContain('bulk.four@example.com');
     await context.close();
   });
+
+  it('codes you can see: Catalog shows brand keys and utids, the template is made from the live catalog and sends unchanged, a bulk card is picked from a list, the preview totals only accepted rows, and a confirm dialog names the balance after (phone and desktop)', async () => {
+    const catalog = (await t.api.as(m.key).get('/v1/catalog')).body.brands as { brandKey: string; name: string; items: { utid: string; currencyCode: string; faceValue: number | null; valueType: string }[] }[];
+    const fixedBrand = catalog.find((b) => b.items.some((i) => i.utid === picks.fixedUsd.utid))!;
+    const count = async () => (await t.api.as(m.key).get('/v1/rewards?page_size=1')).body.total as number;
+    const usdAvailable = async () => (await t.api.as(m.key).get('/v1/wallets')).body.wallets.find((w: any) => w.currency === 'USD').availableCents as number;
+    const usd = (cents: number) => `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+
+    for (const [device, name] of [
+      [PHONE, 'phone'],
+      [DESKTOP, 'desktop'],
+    ] as const) {
+      let saved!: Awaited<ReturnType<typeof watchSavedFiles>>;
+      const { context, page } = await signedIn(device, undefined, async (p) => void (saved = await watchSavedFiles(p)));
+      // Catalog: each brand's key and each card's utid, with a Copy button; the search finds a card by its utid.
+      await nav(page, 'Catalog').click();
+      await page.getByLabel('Search brands').fill(picks.fixedUsd.utid);
+      const brand = page.getByRole('heading', { level: 2, name: fixedBrand.name });
+      await brand.waitFor();
+      await page.getByRole('button', { name: `Copy the brand key ${fixedBrand.brandKey}` }).waitFor();
+      await page.getByRole('button', { name: `Copy the utid ${picks.fixedUsd.utid}` }).waitFor();
+      await expectAccessible(page, `Catalog with codes (${name})`);
+      await expectNoSidewaysScroll(page, `Catalog with codes (${name})`);
+
+      // The template's example rows name a card and brands of this catalog, and the unchanged file sends.
+      await nav(page, 'Send').click();
+      const download = await saved.next(() => page.getByRole('button', { name: 'Download the template' }).click());
+      expect(download.filename).toBe('rewards-template.csv');
+      const template = download.text;
+      const [header, fixedRow, choiceRow] = template.trim().split(/\r?\n/).map((line) => line.split(','));
+      const utid = fixedRow[header.indexOf('utid')];
+      expect(catalog.flatMap((b) => b.items).some((i) => i.utid === utid && i.currencyCode === 'USD')).toBe(true);
+      const brandKeys = choiceRow[header.indexOf('brand_keys')].split(';');
+      expect(brandKeys.length).toBeGreaterThan(0);
+      for (const key of brandKeys) expect(catalog.map((b) => b.brandKey)).toContain(key);
+      await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'template.csv', mimeType: 'text/csv', buffer: Buffer.from(template) });
+      await page.getByText('Preview (nothing sent yet): 2 of 2 rows would be sent').waitFor();
+
+      // A FIXED row without a utid takes the card chosen from the list; a row the check refuses is not in the total.
+      const rows = [
+        'type,email,first_name,amount,utid',
+        `FIXED,picked.card.${name}@example.com,Pat,${(picks.fixedUsd.valueCents / 100).toFixed(2)},`,
+        `CHOICE,too.much.${name}@example.com,Tom,99999999,`,
+      ].join('\n');
+      await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(rows) });
+      await page.getByText('Preview (nothing sent yet): 0 of 2 rows would be sent').waitFor();
+      await page.getByLabel('Gift card for FIXED rows with an empty utid (optional)').selectOption(picks.fixedUsd.utid);
+      await page.getByText(`Preview (nothing sent yet): 1 of 2 rows would be sent, ${usd(picks.fixedUsd.valueCents)} in all.`).waitFor();
+      const previewRow = page.getByRole('row', { name: new RegExp(`picked\\.card\\.${name}@example\\.com`) });
+      await expect(previewRow.textContent()).resolves.toContain(`(${picks.fixedUsd.utid})`);
+
+      // The confirm dialog: Escape closes it and nothing is sent; its button sends.
+      const before = await count();
+      const available = await usdAvailable();
+      await page.getByRole('button', { name: 'Send 1 reward', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Send 1 reward?' });
+      await expect(dialog.textContent()).resolves.toContain(`${usd(available - picks.fixedUsd.valueCents)} in the USD wallet`);
+      await expectAccessible(page, `Bulk confirm dialog (${name})`);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      expect(await count()).toBe(before);
+      await page.getByRole('button', { name: 'Send 1 reward', exact: true }).click();
+      await dialog.getByRole('button', { name: `Send ${usd(picks.fixedUsd.valueCents)}` }).click();
+      await page.getByText(`Done: 1 of 2 rows sent, ${usd(picks.fixedUsd.valueCents)} in all.`).waitFor();
+      const resultCsv = (await saved.next(() => page.getByRole('button', { name: 'Download the result' }).click())).text;
+      expect(resultCsv.split(/\r?\n/)[0]).toBe('line,email,amount,currency,ok,reward_id,error');
+      expect(resultCsv).toContain(`picked.card.${name}@example.com,${(picks.fixedUsd.valueCents / 100).toFixed(2)},USD,true,rw_`);
+      const sent = (await t.api.as(m.key).get('/v1/rewards?page_size=100')).body.rewards.find((r: any) => r.recipientEmail === `picked.card.${name}@example.com`);
+      expect(sent).toMatchObject({ type: 'FIXED', faceValueCents: picks.fixedUsd.valueCents });
+
+      // The single send: choosing a card of one value fills the amount, and the dialog names amount, recipient and balance after.
+      await page.getByLabel('Recipient e-mail').fill(`single.${name}@example.com`);
+      await page.getByLabel('First name').fill('Sam');
+      await page.getByLabel('Search the catalog').fill(picks.fixedUsd.utid);
+      await page.locator(`input[type=radio][value="${picks.fixedUsd.utid}"]`).check();
+      await expect(page.getByLabel(/^Amount/).inputValue()).resolves.toBe((picks.fixedUsd.valueCents / 100).toFixed(2));
+      const availableNow = await usdAvailable();
+      await page.getByRole('button', { name: 'Send reward' }).click();
+      const single = page.getByRole('dialog', { name: 'Send this reward?' });
+      const text = await single.textContent();
+      expect(text).toContain(usd(picks.fixedUsd.valueCents));
+      expect(text).toContain(`Sam <single.${name}@example.com>`);
+      expect(text).toContain(`${usd(availableNow - picks.fixedUsd.valueCents)} in the USD wallet`);
+      await expectAccessible(page, `Send confirm dialog (${name})`);
+      await single.getByRole('button', { name: 'Cancel' }).click();
+      await single.waitFor({ state: 'detached' });
+      expect((await t.api.as(m.key).get('/v1/rewards?page_size=100')).body.rewards.some((r: any) => r.recipientEmail === `single.${name}@example.com`)).toBe(false);
+      await context.close();
+    }
+  }, 180_000);
 
   it('cancels and resends from the reward page, after a confirmation', async () => {
     const sent = await t.api.as(m.key).post('/v1/rewards', { type: 'CHOICE', valueCents: 2_000, recipient: { email: 'cancel.me@example.com', firstName: 'Cam' } });

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, chromium } from 'playwright-core';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { ROOT } from './processes';
 
 /** Debian's Chromium (apt-get install chromium); never a downloaded browser. */
@@ -45,3 +45,37 @@ export async function offlineContext(browser: Browser, baseUrl: string, options:
 }
 
 export const artifact = (name: string) => join(ARTIFACTS, name);
+
+/**
+ * The files the page saves (a CSV made in the browser, handed over as a blob link). Debian's headless
+ * chromium starts no download for such a link under Playwright here (no `download` event), so the
+ * page's own hand-over is watched instead: each anchor click with `download` set records the file
+ * name and the blob's text. `next(save)` runs `save` (the click) and answers the file it saved.
+ */
+export async function watchSavedFiles(page: Page): Promise<{ next: (save: () => Promise<void>) => Promise<{ filename: string; text: string }> }> {
+  await page.addInitScript(() => {
+    const w = globalThis as any;
+    w.__savedFiles = [];
+    const blobs = new Map<string, Blob>();
+    const create = w.URL.createObjectURL.bind(w.URL);
+    w.URL.createObjectURL = (blob: Blob) => {
+      const url = create(blob);
+      blobs.set(url, blob);
+      return url;
+    };
+    const click = w.HTMLAnchorElement.prototype.click;
+    w.HTMLAnchorElement.prototype.click = function (this: any) {
+      const blob = this.download ? blobs.get(this.href) : undefined;
+      if (blob) void blob.text().then((text: string) => w.__savedFiles.push({ filename: this.download, text }));
+      return click.call(this);
+    };
+  });
+  return {
+    async next(save) {
+      const before = await page.evaluate(() => (globalThis as any).__savedFiles.length as number);
+      await save();
+      await page.waitForFunction((n) => (globalThis as any).__savedFiles.length > n, before);
+      return page.evaluate((n) => (globalThis as any).__savedFiles[n] as { filename: string; text: string }, before);
+    },
+  };
+}

@@ -4,11 +4,38 @@ import { parseCsv } from './csv';
 /** The columns of the bulk-send template, in order. */
 export const BULK_COLUMNS = ['type', 'email', 'first_name', 'last_name', 'amount', 'utid', 'brand_keys', 'expires_at', 'message', 'external_id', 'campaign'] as const;
 
-export const BULK_TEMPLATE_ROWS = [
-  [...BULK_COLUMNS],
-  ['FIXED', 'ada@example.com', 'Ada', 'Lovelace', '25.00', 'U000101', '', '', 'Thank you!', 'order-1001', 'spring'],
-  ['CHOICE', 'alan@example.com', 'Alan', '', '50', '', 'amazon;target', '2030-01-31T12:00:00Z', 'Pick what you like', 'order-1002', 'spring'],
-];
+/** What the template needs to know of the catalog: brands with their items (a subset of the API's). */
+export interface TemplateBrand {
+  brandKey: string;
+  items: { utid: string; currencyCode: string; valueType: string; faceValue: number | null; minValue: number | null; maxValue: number | null }[];
+}
+
+/**
+ * The downloadable template: the header and one FIXED and one CHOICE example that work as they are
+ * against the account's own catalog (a card and brands it offers in `currency`), so a first upload
+ * of the unchanged file succeeds. Without a card in that currency the example rows name none.
+ */
+export function bulkTemplateRows(brands: readonly TemplateBrand[], currency: string): string[][] {
+  const offering = brands.filter((b) => b.items.some((i) => i.currencyCode === currency));
+  const items = offering.flatMap((b) => b.items.filter((i) => i.currencyCode === currency));
+  const card = items.find((i) => i.valueType === 'FIXED_VALUE' && i.faceValue) ?? items.find((i) => i.minValue !== null);
+  const cardAmount = card ? (card.valueType === 'FIXED_VALUE' ? card.faceValue! : Math.max(card.minValue ?? 0, Math.min(card.maxValue ?? 25, 25))) : 25;
+  const choiceBrands = offering.slice(0, 2).map((b) => b.brandKey);
+  // The CHOICE value must be one each named brand has a card for: the largest of their smallest cards.
+  const choiceAmount = offering.slice(0, 2).reduce((most, b) => {
+    const cheapest = b.items.filter((i) => i.currencyCode === currency).reduce((low, i) => Math.min(low, i.valueType === 'FIXED_VALUE' ? (i.faceValue ?? Infinity) : (i.minValue ?? Infinity)), Infinity);
+    return Math.max(most, Number.isFinite(cheapest) ? cheapest : 0);
+  }, 0);
+  const expires = new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10) + 'T12:00:00Z';
+  return [
+    [...BULK_COLUMNS],
+    ['FIXED', 'ada@example.com', 'Ada', 'Lovelace', major(cardAmount), card?.utid ?? '', '', '', 'Thank you!', 'order-1001', 'spring'],
+    ['CHOICE', 'alan@example.com', 'Alan', '', major(Math.max(choiceAmount, 10)), '', choiceBrands.join(';'), expires, 'Pick what you like', 'order-1002', 'spring'],
+  ];
+}
+
+/** 25 → "25.00" (catalog values are in major units). */
+const major = (amount: number) => amount.toFixed(2);
 
 export interface BulkReward {
   type: 'FIXED' | 'CHOICE';

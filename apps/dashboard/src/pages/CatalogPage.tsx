@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { itemValueLabel, useCatalog } from '../api/catalog';
 import { useHasScope } from '../api/session';
+import { CopyCode } from '../components/CopyCode';
 import { Field } from '../components/Field';
 import { StatusMessage } from '../components/StatusMessage';
 import { CatalogRules } from './CatalogRules';
@@ -21,7 +22,7 @@ export function CatalogPage() {
         brand,
         items: brand.items.filter((i) => (!currency || i.currencyCode === currency) && (!country || i.countries.includes(country))),
       }))
-      .filter(({ brand, items }) => items.length > 0 && (!term || `${brand.name} ${brand.categories.join(' ')}`.toLowerCase().includes(term)));
+      .filter(({ brand, items }) => items.length > 0 && (!term || `${brand.name} ${brand.brandKey} ${brand.categories.join(' ')} ${brand.items.map((i) => i.utid).join(' ')}`.toLowerCase().includes(term)));
   }, [brands, search, currency, country]);
 
   return (
@@ -57,10 +58,14 @@ export function CatalogPage() {
           <li key={brand.brandKey}>
             <h2>{brand.name}</h2>
             <p>{brand.shortDescription}</p>
+            {/* The codes a bulk file or an API call names (docs/dashboard.md, Catalog). */}
+            <p>
+              Brand key (for CHOICE rewards limited to brands): <CopyCode value={brand.brandKey} what="brand key" />
+            </p>
             <ul>
               {items.map((i) => (
                 <li key={i.utid}>
-                  {i.rewardName}: {itemValueLabel(i)} <small>({i.countries.join(', ')})</small>
+                  {i.rewardName}: {itemValueLabel(i)} <small>({i.countries.join(', ')})</small> utid <CopyCode value={i.utid} what="utid" />
                 </li>
               ))}
             </ul>

@@ -5,7 +5,9 @@ import { itemAccepts, itemValueLabel, useCatalog, type CatalogItem } from '../ap
 import { rateOf, useFxRates } from '../api/fx';
 import { useIdempotencyKey } from '../api/idempotency';
 import { useSendReward } from '../api/rewards';
-import { useWallets } from '../api/wallet';
+import { useWallets, type Wallet } from '../api/wallet';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { CopyCode } from '../components/CopyCode';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
@@ -36,7 +38,8 @@ export function SendPage() {
 
 function BulkSendForAccount() {
   const account = useAccount();
-  return <BulkSend currency={account.data?.currency ?? 'USD'} />;
+  const catalog = useCatalog();
+  return <BulkSend currency={account.data?.currency ?? 'USD'} brands={catalog.data} />;
 }
 
 function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
@@ -50,6 +53,10 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
   const [choiceCurrency, setChoiceCurrency] = useState<string | null>(null);
   const [funding, setFunding] = useState<string | null>(null);
   const [clientError, setClientError] = useState<string | null>(null);
+  /** The request the user is asked to confirm (docs/dashboard.md, Sending: nothing leaves without a last look). */
+  const [pending, setPending] = useState<SendRequest | null>(null);
+  const wallets = useWallets();
+  const rates = useFxRates(true);
   const primary = account.data?.currency ?? 'USD';
   // The reward's currency (docs/currencies.md): a FIXED reward's is its card's, a CHOICE reward's is chosen here.
   const currency = type === 'FIXED' ? (item?.currencyCode ?? primary) : (choiceCurrency ?? primary);
@@ -64,7 +71,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     const term = search.trim().toLowerCase();
     return (catalog.data ?? [])
       .flatMap((brand) => brand.items.map((i) => ({ brand, item: i })))
-      .filter(({ brand, item: i }) => !term || `${brand.name} ${i.rewardName} ${i.currencyCode}`.toLowerCase().includes(term))
+      .filter(({ brand, item: i }) => !term || `${brand.name} ${brand.brandKey} ${i.rewardName} ${i.currencyCode} ${i.utid}`.toLowerCase().includes(term))
       .slice(0, 50);
   }, [catalog.data, search]);
 
@@ -81,7 +88,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
     const expires = text('expiresAt');
     const fundingCurrency = String(form.get('fundingCurrency') ?? '') || undefined;
-    send.mutate({
+    setPending({
       type,
       valueCents,
       recipient: { email: text('email') ?? '', firstName: text('firstName') ?? '', lastName: text('lastName') },
@@ -93,13 +100,17 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       ...(type === 'CHOICE' && expires ? { expiresAt: new Date(expires).toISOString() } : {}),
     });
   };
+  const confirm = () => {
+    if (pending) send.mutate(pending);
+    setPending(null);
+  };
 
   if (send.isSuccess) {
     const { reward } = send.data;
     return (
       <div role="status" className="success">
         <p>
-          Reward sent to {reward.recipientEmail}. <Link to={`/rewards/${reward.id}`}>See the reward</Link>
+          Reward of {formatCents(reward.faceValueCents, reward.currency)} sent to {reward.recipientEmail}. <Link to={`/rewards/${reward.id}`}>See the reward</Link>
         </p>
         <p>
           {formatCents(reward.faceValueCents, reward.currency)} held in the {reward.currency} wallet
@@ -162,13 +173,27 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
           <div className="picker" role="radiogroup" aria-label="Gift card">
             {items.map(({ brand, item: i }) => (
               <label key={i.utid} className={item?.utid === i.utid ? 'picked' : undefined}>
-                <input type="radio" name="utid" value={i.utid} checked={item?.utid === i.utid} onChange={() => setItem(i)} />
-                {brand.name}: {i.rewardName} ({itemValueLabel(i)})
+                <input
+                  type="radio"
+                  name="utid"
+                  value={i.utid}
+                  checked={item?.utid === i.utid}
+                  onChange={() => {
+                    setItem(i);
+                    // A card of one value takes exactly that value: fill it in.
+                    if (i.valueType === 'FIXED_VALUE' && i.faceValue !== null) setAmount(i.faceValue.toFixed(2));
+                  }}
+                />
+                {brand.name}: {i.rewardName} ({itemValueLabel(i)}) <code>{i.utid}</code>
               </label>
             ))}
             {catalog.data && items.length === 0 && <StatusMessage kind="empty">No card matches.</StatusMessage>}
           </div>
-          {item && <p>The reward is in the card's currency, {item.currencyCode}.</p>}
+          {item && (
+            <p>
+              The reward is in the card's currency, {item.currencyCode}. Its utid, for a bulk file or the API: <CopyCode value={item.utid} what="utid" />
+            </p>
+          )}
         </fieldset>
       ) : (
         <>
@@ -184,7 +209,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
                       checked={brands.includes(brand.brandKey)}
                       onChange={(e) => setBrands((now) => (e.target.checked ? [...now, brand.brandKey] : now.filter((k) => k !== brand.brandKey)))}
                     />
-                    {brand.name}
+                    {brand.name} <code>{brand.brandKey}</code>
                   </label>
                 ))}
             </div>
@@ -212,8 +237,39 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       <button type="submit" disabled={send.isPending}>
         Send reward
       </button>
+      {pending && (
+        <ConfirmDialog
+          open
+          title="Send this reward?"
+          details={[
+            { label: 'Amount', value: formatCents(pending.valueCents, currency) },
+            { label: 'Recipient', value: [pending.recipient.firstName, pending.recipient.lastName].filter(Boolean).join(' ') + ` <${pending.recipient.email}>` },
+            { label: type === 'FIXED' ? 'Gift card' : 'Recipient chooses', value: type === 'FIXED' ? `${item?.rewardName ?? ''} (${item?.utid ?? ''})` : pending.allowedBrandKeys?.join(', ') || 'any card of the catalog' },
+            { label: 'Balance after', value: balanceAfter(wallets.data, rates.data, pending, currency) },
+          ]}
+          confirmLabel={`Send ${formatCents(pending.valueCents, currency)}`}
+          onConfirm={confirm}
+          onCancel={() => setPending(null)}
+        />
+      )}
     </form>
   );
+}
+
+type SendRequest = Parameters<ReturnType<typeof useSendReward>['mutate']>[0];
+
+/**
+ * What the paying wallet keeps after the send: the reward's own wallet, or the funding wallet at
+ * the current rate when it is converted (the exact rate is quoted at send time).
+ */
+function balanceAfter(wallets: Wallet[] | undefined, rates: Parameters<typeof rateOf>[0], request: SendRequest, currency: string): string {
+  if (!wallets) return 'loading…';
+  const paying = request.fundingCurrency ?? currency;
+  const available = wallets.find((w) => w.currency === paying)?.availableCents ?? 0;
+  if (paying === currency) return `${formatCents(available - request.valueCents, currency)} in the ${currency} wallet`;
+  const rate = rateOf(rates, paying, currency);
+  if (!rate) return `${formatCents(available, paying)} in the ${paying} wallet, less the converted amount`;
+  return `about ${formatCents(available - fundedCents(request.valueCents, rate.rate), paying)} in the ${paying} wallet (converted at ${rate.rate})`;
 }
 
 /**
