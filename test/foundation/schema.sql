@@ -772,6 +772,8 @@ CREATE TABLE public.low_balance_alerts (
     mail_due boolean DEFAULT false NOT NULL,
     mail_claimed_until timestamp with time zone,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    id text GENERATED ALWAYS AS (((account_id || ':'::text) || (currency)::text)) STORED,
+    mail_attempts integer DEFAULT 0 NOT NULL,
     CONSTRAINT low_balance_alerts_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
     CONSTRAINT low_balance_alerts_threshold_check CHECK (((threshold_cents >= 1) AND (threshold_cents <= 100000000)))
 );
@@ -1456,6 +1458,14 @@ ALTER TABLE ONLY public.invitations
 
 ALTER TABLE ONLY public.list_counts
     ADD CONSTRAINT list_counts_pkey PRIMARY KEY (account_id, list, level, block);
+
+
+--
+-- Name: low_balance_alerts low_balance_alerts_id_key; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.low_balance_alerts
+    ADD CONSTRAINT low_balance_alerts_id_key UNIQUE (id);
 
 
 --

@@ -1,18 +1,31 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { UserDirectory } from '@app/account';
-import { APP_CONFIG, AppConfig, formatMoney, html, joinHtml, Sweepers } from '@app/core';
+import { APP_CONFIG, AppConfig, formatMoney, html, joinHtml, queryRows, RowLease, Statement, Sweepers } from '@app/core';
 import { Mailer, OutgoingMail } from '@app/mail';
 
 export const LOW_BALANCE_MAIL_SWEEP = 'low-balance-mails';
 const SWEEP_INTERVAL_MS = 1_000;
 const BATCH_SIZE = 20;
-/** How long a sender has before another worker takes the same alert's e-mail over. */
-const CLAIM_SECONDS = 120;
+/**
+ * The lease on an alert's e-mail while one worker sends it (docs/operations.md, Leases): how long a
+ * sender has before another worker takes the same e-mail over. Sends are short; no heartbeat.
+ */
+export const LOW_BALANCE_MAIL_LEASE = new RowLease({
+  table: 'low_balance_alerts',
+  alias: 'a',
+  attempt: 'mail_attempts',
+  lease: { until: 'mail_claimed_until' },
+  pending: (a) => `${a}.mail_due`,
+  ms: 120_000,
+});
 /** Who is told (docs/alerts.md): the people who can top the wallet up. */
 const RECIPIENT_ROLES = ['owner', 'admin'] as const;
 
 interface DueAlert {
+  /** The lease's key and the take that holds it. */
+  id: string;
+  attempt: number;
   account_id: string;
   currency: string;
   threshold: number;
@@ -24,8 +37,8 @@ interface DueAlert {
 /**
  * Sends the e-mails of low-balance alerts (docs/alerts.md). The alert itself is raised and recorded
  * by the database with the movement that lowered the balance (`mail_due`); this sweep, on every
- * worker, claims due e-mails for a while, sends one to each owner and admin, and clears them. A
- * worker that dies mid-way leaves its claim to expire and another sends them (at least once).
+ * worker, takes due e-mails' leases, sends one to each owner and admin, and clears them. A
+ * worker that dies mid-way leaves its lease to run out and another sends them (at least once).
  */
 @Injectable()
 export class LowBalanceMailSweep implements OnModuleInit {
@@ -45,23 +58,22 @@ export class LowBalanceMailSweep implements OnModuleInit {
 
   /** Sends what is due; returns how many alerts it e-mailed. */
   async sweep(): Promise<number> {
-    const due = (await this.dataSource.query(
-      `UPDATE low_balance_alerts a SET mail_claimed_until = clock_timestamp() + make_interval(secs => $2)
-         FROM (SELECT account_id, currency FROM low_balance_alerts
-                WHERE mail_due AND (mail_claimed_until IS NULL OR mail_claimed_until < clock_timestamp())
-                ORDER BY last_sent_at LIMIT $1 FOR UPDATE SKIP LOCKED) AS c
-        WHERE a.account_id = c.account_id AND a.currency = c.currency
-       RETURNING a.account_id, a.currency::text AS currency, a.threshold_cents::int AS threshold,
+    const statement = new Statement();
+    const take = LOW_BALANCE_MAIL_LEASE.takeBatch(statement, {
+      where: () => 'true',
+      orderBy: (a) => `${a}.last_sent_at`,
+      limit: BATCH_SIZE,
+      returning: `a.id, a.mail_attempts AS attempt, a.account_id, a.currency::text AS currency, a.threshold_cents::int AS threshold,
                  a.alerted_available_cents::int AS available, a.last_sent_at::text AS sent_at`,
-      [BATCH_SIZE, CLAIM_SECONDS],
-    )) as [DueAlert[], number];
+    });
+    const due = await queryRows<DueAlert>(this.dataSource.manager, take, statement.params);
     let sent = 0;
-    for (const alert of due[0]) {
+    for (const alert of due) {
       try {
         await this.send(alert);
         sent += 1;
       } catch (error) {
-        this.logger.warn({ err: error, accountId: alert.account_id, currency: alert.currency }, 'low-balance e-mail failed; retrying when its claim ends');
+        this.logger.warn({ err: error, accountId: alert.account_id, currency: alert.currency }, 'low-balance e-mail failed; retrying when its lease ends');
       }
     }
     return sent;
@@ -72,11 +84,13 @@ export class LowBalanceMailSweep implements OnModuleInit {
     for (const to of recipients?.emails ?? []) {
       await this.mailer.send(lowBalanceEmail({ ...alert, to, accountName: recipients!.accountName, link: `${this.config.publicBaseUrl}/dashboard/wallet` }));
     }
-    // Only this alert's e-mail: a later alert (a day on) is owed its own.
+    // Only this alert's e-mail, and only while this take still holds it: a later alert (a day on) is
+    // owed its own, and a sender that outlived its lease leaves the e-mail to the one that took it over.
+    const lease = LOW_BALANCE_MAIL_LEASE;
     await this.dataSource.query(
-      `UPDATE low_balance_alerts SET mail_due = false, mail_claimed_until = NULL
-        WHERE account_id = $1 AND currency = $2 AND last_sent_at = $3::timestamptz`,
-      [alert.account_id, alert.currency, alert.sent_at],
+      `UPDATE low_balance_alerts a SET mail_due = false, ${lease.end}
+        WHERE a.id = $1 AND ${lease.atAttempt('a', '$2')} AND a.last_sent_at = $3::timestamptz`,
+      [alert.id, alert.attempt, alert.sent_at],
     );
   }
 }

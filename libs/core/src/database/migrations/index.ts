@@ -1,6 +1,7 @@
 import { Baseline1764000000000 } from './1764000000000-baseline';
 import { WalletsPerCurrency1764400000000 } from './1764400000000-wallets-per-currency';
 import { LowBalanceAlerts1764600000000 } from './1764600000000-low-balance-alerts';
+import { LowBalanceMailLease1764610000000 } from './1764610000000-low-balance-mail-lease';
 import { ListFilters1764530000000 } from './1764530000000-list-filters';
 import { SentPerDay1764540000000 } from './1764540000000-sent-per-day';
 import { RewardFx1764460000000 } from './1764460000000-reward-fx';
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   ListFilters1764530000000,
   SentPerDay1764540000000,
   LowBalanceAlerts1764600000000,
+  LowBalanceMailLease1764610000000,
 ];
