@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiBodyExamples, ApiErrorResponses } from '@app/core';
@@ -57,7 +57,6 @@ export class TopupsController {
       'Only a `SUCCEEDED` top-up has one (`422` otherwise); another account’s top-up is `404`.',
   })
   @ApiParam({ name: 'id', description: "The top-up's id (`tu_`).", example: 'tu_39FOvU37D5B21txEfKDOpo' })
-  @ApiProduces('application/pdf')
   @ApiOkResponse({ description: 'The receipt, a PDF document.', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } })
   @ApiErrorResponses(404, 422)
   async receipt(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<StreamableFile> {

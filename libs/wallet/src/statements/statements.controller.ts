@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Req, Res, StreamableFile } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiErrorResponses } from '@app/core';
@@ -26,7 +26,6 @@ export class StatementsController {
       'account’s name and sender branding. A month not yet begun is `422`; a malformed month or an unsupported currency `400`.',
   })
   @ApiParam({ name: 'month', description: 'The month, `YYYY-MM` (UTC).', example: '2026-11', schema: { type: 'string', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' } })
-  @ApiProduces('application/json', PDF_MEDIA_TYPE)
   @ApiExtraModels(StatementResponseDto)
   @ApiOkResponse({
     description: 'The statement: JSON, or a PDF document when `Accept` prefers `application/pdf`.',
