@@ -25,7 +25,7 @@ export class StatementsController {
       'month closes at the balances of the moment. With `Accept: application/pdf` the same statement as a PDF carrying the ' +
       'account’s name and sender branding. A month not yet begun is `422`; a malformed month or an unsupported currency `400`.',
   })
-  @ApiParam({ name: 'month', description: 'The month, `YYYY-MM` (UTC).', example: '2026-11', schema: { type: 'string', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' } })
+  @ApiParam({ name: 'month', description: 'The month, `YYYY-MM` (UTC).', schema: { type: 'string', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$', example: '2026-11' } })
   @ApiExtraModels(StatementResponseDto)
   @ApiOkResponse({
     description: 'The statement: JSON, or a PDF document when `Accept` prefers `application/pdf`.',
