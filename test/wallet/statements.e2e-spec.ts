@@ -9,7 +9,7 @@ import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { CatalogPicks, catalogPicks, choiceReward, fixedReward } from '../support/rewards';
 import { clockOverride, TestClock } from '../support/test-clock';
-import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /**
  * Monthly statements and top-up receipts (docs/statements.md) over HTTP, with the worker side issuing
@@ -197,7 +197,6 @@ describe('wallet statements and receipts', () => {
     expect(new Date(first).toISOString()).toBe(monthStart(-3).toISOString());
 
     const context = `seed ${seed}`;
-    if (process.env.STATEMENT_DEBUG) console.log(await dataSource.query(`SELECT seq, kind, currency, available_delta_cents a, reserved_delta_cents r, related_id, created_at FROM wallet_transactions WHERE account_id = $1 ORDER BY seq`, [m.accountId]));
     for (const currency of ['USD', 'EUR']) {
       let previous: any = null;
       for (const offset of [-4, -3, -2, -1, 0]) {
