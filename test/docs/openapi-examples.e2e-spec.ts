@@ -32,9 +32,11 @@ const ORDER = [
   'getAccountOverviewDaily',
   'createTopup',
   'listTopups',
+  'getTopupReceipt',
   'getWallet',
   'listWallets',
   'listWalletTransactions',
+  'getWalletStatement',
   'listFxRates',
   'createFxQuote',
   'createFxConversion',
@@ -97,6 +99,7 @@ describe('the examples of openapi.yaml', () => {
       code?: string;
       refreshToken?: string;
       quote?: string;
+      topup?: string;
     } = { rewards: {} };
 
     beforeAll(async () => {
@@ -150,6 +153,8 @@ describe('the examples of openapi.yaml', () => {
         return op.operationId === 'cancelReward' ? live.rewards.choice : live.rewards.fixed;
       }
       if (op.path.startsWith('/v1/webhook-endpoints/') && parameter.name === 'id') return live.endpoint!;
+      // A receipt is of the settled top-up this run made (the example's id names none).
+      if (op.path.startsWith('/v1/topups/') && parameter.name === 'id') return live.topup!;
       if (parameter.name === 'deliveryId') return live.delivery!;
       return String(parameterExample(parameter));
     }
@@ -209,6 +214,7 @@ describe('the examples of openapi.yaml', () => {
         if (operationId === 'createWebhookEndpoint') live.endpoint ??= res.body.webhookEndpoint.id;
         if (operationId === 'oauthToken') live.refreshToken = res.body.refresh_token;
         if (operationId === 'createFxQuote') live.quote = res.body.quote.id;
+        if (operationId === 'createTopup') live.topup ??= res.body.topup.id;
       }
     });
   });

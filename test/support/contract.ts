@@ -48,6 +48,12 @@ export class Contract {
     const where = `${method} ${route.template} -> ${status}`;
     if (!response) throw new Error(`${where}: status ${status} is not documented in openapi.yaml`);
     if (headers) this.checkHeaders(response, headers, where);
+    const media = contentType?.split(';')[0].trim();
+    // A documented non-JSON answer (a PDF statement or receipt): its media type must be listed.
+    if (media && media !== 'application/json' && response.content?.[media]) return;
+    if (media && !media.includes('json') && body !== undefined && response.content && !response.content['application/json']) {
+      throw new Error(`${where}: ${media} is not documented`);
+    }
     const schema = response.content?.['application/json']?.schema;
     if (!schema) {
       if (body !== undefined && contentType?.includes('json')) throw new Error(`${where}: a JSON body is not documented`);

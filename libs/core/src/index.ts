@@ -60,3 +60,4 @@ export * from './crypto/key-rotation';
 export * from './html/html-template';
 export * from './clock/clock';
 export * from './background/sweepers';
+export * from './pdf/pdf-document';

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiBodyExamples, ApiErrorResponses } from '@app/core';
@@ -45,5 +45,22 @@ export class TopupsController {
     const window = { page: query.page, pageSize: query.page_size, startingAfter: query.starting_after, endingBefore: query.ending_before };
     const { items, total, hasMore } = await this.topups.list(principal.accountId, window);
     return { topups: items.map(toTopupDto), total, hasMore };
+  }
+
+  @Get(':id/receipt')
+  @RequireScope('wallet:read')
+  @ApiOperation({
+    operationId: 'getTopupReceipt',
+    summary: 'A PDF receipt of a settled top-up',
+    description:
+      'The top-up’s id, amount and currency, when it settled and the account’s name, under the account’s sender branding. ' +
+      'Only a `SUCCEEDED` top-up has one (`422` otherwise); another account’s top-up is `404`.',
+  })
+  @ApiParam({ name: 'id', description: "The top-up's id (`tu_`).", example: 'tu_39FOvU37D5B21txEfKDOpo' })
+  @ApiOkResponse({ description: 'The receipt, a PDF document.', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } })
+  @ApiErrorResponses(404, 422)
+  async receipt(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<StreamableFile> {
+    const { topup, pdf } = await this.topups.receipt(principal.accountId, id);
+    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `attachment; filename="receipt-${topup.id}.pdf"`, length: pdf.length });
   }
 }

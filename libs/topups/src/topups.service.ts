@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { AuditLog, AuditOrigin } from '@app/audit';
-import { APP_CONFIG, AppConfig, ListPage, ListWindow, newId, readListPage, readSnapshot, recordEvent, UpstreamUnavailableError } from '@app/core';
-import { Currencies, WalletLedger } from '@app/wallet';
+import { APP_CONFIG, AppConfig, ListPage, ListWindow, newId, NotFoundError, readListPage, readSnapshot, recordEvent, renderPdf, UpstreamUnavailableError, ValidationError } from '@app/core';
+import { Currencies, formatAmount, WalletLedger, WalletStatements } from '@app/wallet';
 import { TopupEntity, TopupStatus } from './entities/topup.entity';
 import { CheckoutEvent, StripeCheckout } from './payments/stripe-checkout';
 
@@ -30,6 +30,7 @@ export class TopupsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditLog,
     private readonly currencies: Currencies,
+    private readonly statements: WalletStatements,
   ) {}
 
   /** Funds the primary wallet, or `requested`'s (a currency the account may hold: 400 otherwise). */
@@ -112,6 +113,33 @@ export class TopupsService {
     return readSnapshot(this.dataSource, (manager) =>
       readListPage(manager, { entity: TopupEntity, accountId, countedAs: 'topups', order: 'created' }, window),
     );
+  }
+
+  /**
+   * A PDF receipt of a settled top-up (docs/statements.md, Receipts): its id, amount and currency,
+   * when it settled, and the account's name, under the account's sender branding. Another
+   * account's top-up, or none: `404`; one that has not succeeded: `422`.
+   */
+  async receipt(accountId: string, topupId: string): Promise<{ topup: TopupEntity; pdf: Buffer }> {
+    const topup = await this.topups.findOneBy({ id: topupId, accountId });
+    if (!topup) throw new NotFoundError('Top-up');
+    if (topup.status !== 'SUCCEEDED' || !topup.completedAt) {
+      throw new ValidationError(`Top-up ${topup.id} is ${topup.status}: only a SUCCEEDED top-up has a receipt.`);
+    }
+    const branding = await this.statements.branding(accountId);
+    const settled = topup.completedAt.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+    const pdf = await renderPdf(branding, {
+      title: 'Top-up receipt',
+      subtitle: [`Top-up ${topup.id}`],
+      lines: [
+        { label: 'Top-up', value: topup.id },
+        { label: 'Settled', value: settled },
+        { label: 'Paid by', value: topup.provider === 'stripe' ? 'Card (Stripe Checkout)' : 'Test payment' },
+        { label: 'Amount credited', value: formatAmount(topup.amountCents, topup.currency), total: true },
+      ],
+      footer: [`Credited to the ${topup.currency} wallet of ${branding.accountName}.`],
+    });
+    return { topup, pdf };
   }
 
   /** Locks the PENDING top-up of this session; null when another delivery already settled it. */

@@ -5,3 +5,5 @@ export * from './currencies';
 export * from './dto/wallet.dto';
 export * from './wallet-worker.module';
 export * from './dto/alert-settings.dto';
+export * from './dto/statement.dto';
+export { WalletStatements, formatAmount } from './statements/wallet-statements.service';

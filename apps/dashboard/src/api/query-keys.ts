@@ -56,6 +56,8 @@ export const queryKeys = {
     /** A page of transactions, of one currency's wallet or (`currency` undefined) of every wallet. */
     transactions: (page: number, currency: string | undefined, filters: WalletTransactionFilters = {}) =>
       ['wallet', 'transactions', { page, currency, ...filters }] as const,
+    /** One wallet's monthly statement (`YYYY-MM`, UTC): money moving changes the current month's. */
+    statement: (month: string, currency: string) => ['wallet', 'statement', month, currency] as const,
   },
   /** Exchange rates: they follow the rate source, not the account's money, so a conversion leaves them be. */
   fxRates: () => ['fx-rates'] as const,

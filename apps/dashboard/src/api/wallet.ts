@@ -1,12 +1,13 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import type { components } from '@client/schema';
-import { unwrap, v1 } from './http';
+import { ApiFailure, unwrap, v1 } from './http';
 import { useMoneyMoved } from './money-moved';
 import { queryKeys, type WalletTransactionFilters } from './query-keys';
 import { createdRange } from './rewards';
 
 export type Wallet = components['schemas']['WalletDto'];
 export type WalletTransaction = components['schemas']['WalletTransactionDto'];
+export type Statement = components['schemas']['StatementDto'];
 type TransactionKind = WalletTransaction['kind'];
 export type { WalletTransactionFilters };
 
@@ -57,3 +58,38 @@ export function useTopUp(onSettledNow: () => void) {
     },
   });
 }
+
+/** One wallet's statement of a UTC month (`YYYY-MM`): opening balances, the month's movements, closing balances. */
+export function useStatement(month: string | undefined, currency: string | undefined) {
+  return useQuery({
+    queryKey: queryKeys.wallet.statement(month ?? '', currency ?? ''),
+    enabled: Boolean(month && currency),
+    retry: false,
+    queryFn: async () => {
+      // The operation answers JSON or a PDF; asked for JSON, it is the JSON.
+      const answer = await unwrap(await v1.GET('/v1/wallet/statements/{month}', { params: { path: { month: month! }, query: { currency } } }));
+      return (answer as Exclude<typeof answer, string>).statement;
+    },
+  });
+}
+
+/**
+ * A PDF of the API (a statement with `Accept: application/pdf`, a receipt), fetched with the session's
+ * cookie and saved under `filename`. An error answer is JSON and becomes an ApiFailure.
+ */
+export async function downloadPdf(path: string, filename: string): Promise<void> {
+  const response = await fetch(path, { credentials: 'same-origin', headers: { Accept: 'application/pdf' } });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => ({}))) as { error?: string; message?: string };
+    throw new ApiFailure(response.status, body.error ?? 'internal', body.message ?? response.statusText);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+/** Where a settled top-up's PDF receipt is (the session's cookie is enough to fetch it). */
+export const receiptUrl = (topupId: string) => `/v1/topups/${encodeURIComponent(topupId)}/receipt`;

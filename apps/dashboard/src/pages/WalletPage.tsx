@@ -3,7 +3,7 @@ import { useSearchParams } from 'react-router';
 import { exportCsv } from '../api/export';
 import { useFxRates } from '../api/fx';
 import { useHasScope } from '../api/session';
-import { fetchTransactionsForExport, useTopUp, useWallets, useWalletTransactions, type WalletTransaction } from '../api/wallet';
+import { fetchTransactionsForExport, receiptUrl, useTopUp, useWallets, useWalletTransactions, type WalletTransaction } from '../api/wallet';
 import { Balances } from '../components/Balances';
 import { DataTable } from '../components/DataTable';
 import { DateRangeFields } from '../components/DateRangeFields';
@@ -18,6 +18,7 @@ import { supportedCurrencies } from '../format/currencies';
 import { formatCents } from '../format/money';
 import { parseMajorUnits } from '../format/parse-money';
 import { ConvertForm } from './ConvertForm';
+import { StatementSection } from './StatementSection';
 
 const PAGE_SIZE = 50;
 const TRANSACTION_KINDS = ['TOPUP', 'HOLD', 'CAPTURE', 'RELEASE', 'CONVERSION_OUT', 'CONVERSION_IN'] as const;
@@ -77,6 +78,7 @@ export function WalletPage() {
           )}
         </section>
       )}
+      {wallets.data && wallets.data.length > 0 && <StatementSection currencies={wallets.data.map((w) => w.currency)} />}
       <h2>Transactions</h2>
       <form
         className="filters"
@@ -140,6 +142,16 @@ export function WalletPage() {
                 { header: 'Currency', cell: (t) => t.currency },
                 { header: 'Available', cell: (t) => formatCents(t.availableDeltaCents, t.currency) },
                 { header: 'Reserved', cell: (t) => formatCents(t.reservedDeltaCents, t.currency) },
+                // A TOPUP row is a settled top-up: its receipt is a PDF.
+                {
+                  header: 'Receipt',
+                  cell: (t) =>
+                    t.kind === 'TOPUP' ? (
+                      <a href={receiptUrl(t.relatedId)} download={`receipt-${t.relatedId}.pdf`} aria-label={`Receipt of top-up ${t.relatedId} (PDF)`}>
+                        Receipt
+                      </a>
+                    ) : null,
+                },
               ]}
             />
             <Pager page={page} total={transactions.data.total} pageSize={PAGE_SIZE} onPage={(p) => update({ page: String(p) })} />
@@ -169,7 +181,14 @@ function TopUpForm({ currencies }: { currencies: readonly string[] }) {
       <button type="submit" disabled={topUp.isPending}>
         Top up
       </button>
-      {topUp.isSuccess && !topUp.data.checkoutUrl && <span role="status">Added {formatCents(topUp.data.topup.amountCents, topUp.data.topup.currency)}.</span>}
+      {topUp.isSuccess && !topUp.data.checkoutUrl && (
+        <span role="status">
+          Added {formatCents(topUp.data.topup.amountCents, topUp.data.topup.currency)}.{' '}
+          <a href={receiptUrl(topUp.data.topup.id)} download={`receipt-${topUp.data.topup.id}.pdf`}>
+            Receipt (PDF)
+          </a>
+        </span>
+      )}
       <FormError error={topUp.error} fields={['amountCents', 'currency']} />
     </form>
   );
