@@ -103,9 +103,17 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
       [PHONE, 'phone'],
     ] as const) {
       const { context, page } = await signedIn(device);
+      // The first Tab of a page offers to skip the navigation.
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await page.keyboard.press('Tab');
+      await expect(page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).resolves.toBe('Skip to content');
       for (const link of NAV) {
         await nav(page, link).click();
         await page.getByRole('heading', { level: 1, name: link }).waitFor();
+        // Each page has its own title, and moving to it moves the focus to its content.
+        await expect(page.title()).resolves.toBe(`${link} · Rewards`);
+        if (link !== 'Overview') await expect(page.evaluate(() => (globalThis as any).document.activeElement?.id)).resolves.toBe('main');
         // Every loading state on the page ends (in data, an empty state or an error).
         await page.waitForFunction(() => !(globalThis as any).document.querySelector('[aria-busy=true]'), undefined, { timeout: 15_000 });
         await page.screenshot({ path: artifact(`dashboard-${link.toLowerCase().replace(' ', '-')}-${name}.png`), fullPage: true });
@@ -115,6 +123,25 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     }
     // Every page at two widths with an axe scan each: ~20 s alone, 53 s seen beside a loaded machine.
   }, 180_000);
+
+  it("a new account's Overview shows the next steps, each a link to where it is done; they go once a reward is sent", async () => {
+    const fresh = await seedMerchant(t, { name: 'Fresh Start Ltd' });
+    const { context, page } = await signedIn(PHONE, { email: fresh.email, password: fresh.password });
+    const steps = page.getByRole('region', { name: 'Get started' });
+    await steps.waitFor();
+    await expect(steps.getByRole('link').allTextContents()).resolves.toEqual(['Top up the wallet', 'Send a first reward', 'Make an API key']);
+    await expectAccessible(page, 'Overview, new account (phone)');
+    await steps.getByRole('link', { name: 'Send a first reward' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Send' }).waitFor();
+    await fund(t, fresh, 1_000);
+    expect((await t.api.as(fresh.key).post('/v1/rewards', { type: 'CHOICE', valueCents: 1_000, recipient: { email: 'first@example.com', firstName: 'F' } })).status).toBe(201);
+    // Sent over the API, so the page learns of it when loaded again.
+    await nav(page, 'Overview').click();
+    await page.reload();
+    await page.getByRole('heading', { level: 2, name: 'Balances' }).waitFor();
+    await expect(page.getByRole('region', { name: 'Get started' }).count()).resolves.toBe(0);
+    await context.close();
+  });
 
   it('creates an API key whose secret is shown once and works on /v1', async () => {
     const { context, page } = await signedIn();
@@ -384,6 +411,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     const after = await t.api.as(m.key).get(`/v1/rewards/${sent.body.reward.id}`);
     expect(after.body.reward.status).toBe('CANCELED');
     expect(after.body.reward.events.map((e: any) => e.type)).toEqual(expect.arrayContaining(['reward.resent', 'reward.canceled']));
+    // A canceled reward has nothing left to use: Resend is no longer offered (the API still takes it).
+    await expect(page.getByRole('button', { name: 'Resend' }).count()).resolves.toBe(0);
     await context.close();
   });
 

@@ -1,15 +1,31 @@
-import type { ReactNode } from 'react';
-import { NavLink } from 'react-router';
+import { useEffect, useRef, type ReactNode } from 'react';
+import { NavLink, useLocation } from 'react-router';
 import type { DashboardSession } from '../api/session';
 import { useSignOut, useSwitchAccount } from '../api/session';
 import type { Page } from './navigation';
 
-/** The top bar (account switcher, who is signed in, sign out) and the navigation of `pages`. */
+/**
+ * The top bar (account switcher, who is signed in, sign out) and the navigation of `pages`. Each
+ * page gets its own document title, a skip link leads past the navigation, and moving to another
+ * page moves the focus to its content, as a screen reader user expects of a new page.
+ */
 export function AppShell({ session, pages, children }: { session: DashboardSession; pages: readonly Page[]; children: ReactNode }) {
   const signOut = useSignOut();
   const switchAccount = useSwitchAccount();
+  const { pathname } = useLocation();
+  const main = useRef<HTMLElement>(null);
+  const firstPage = useRef(true);
+  useEffect(() => {
+    const page = pageAt(pages, pathname);
+    document.title = page ? `${page.label} · Rewards` : 'Rewards';
+    if (firstPage.current) firstPage.current = false;
+    else main.current?.focus();
+  }, [pages, pathname]);
   return (
     <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <header className="topbar">
         <span className="brand">Rewards</span>
         {session.memberships.length > 0 && (
@@ -44,7 +60,14 @@ export function AppShell({ session, pages, children }: { session: DashboardSessi
           ))}
         </ul>
       </nav>
-      <main className="content">{children}</main>
+      <main className="content" id="main" tabIndex={-1} ref={main}>
+        {children}
+      </main>
     </div>
   );
+}
+
+/** The navigation entry a path belongs to (a reward's page belongs to Rewards). */
+function pageAt(pages: readonly Page[], pathname: string): Page | undefined {
+  return [...pages].sort((a, b) => b.to.length - a.to.length).find((page) => (page.to === '/' ? pathname === '/' : pathname === page.to || pathname.startsWith(`${page.to}/`)));
 }

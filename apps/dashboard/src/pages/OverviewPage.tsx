@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { useOverview, useSentPerDay } from '../api/account';
 import { useRewards } from '../api/rewards';
+import { useHasScope } from '../api/session';
 import { Balances } from '../components/Balances';
 import { DataTable } from '../components/DataTable';
 import { SentChart } from '../components/SentChart';
@@ -18,6 +19,7 @@ export function OverviewPage() {
       <h1>Overview</h1>
       {overview.isPending && <StatusMessage kind="loading">Loading balances…</StatusMessage>}
       {overview.isError && <StatusMessage kind="error">{overview.error.message}</StatusMessage>}
+      {overview.data && overview.data.stats.totalRewards === 0 && <NextSteps />}
       {overview.data && (
         <>
           <dl className="figures">
@@ -43,6 +45,36 @@ export function OverviewPage() {
         <Link to="/rewards">All rewards</Link>
       </p>
     </>
+  );
+}
+
+/** A new account's first steps, each offered only to those who may take it. */
+function NextSteps() {
+  const mayTopUp = useHasScope('wallet:write');
+  const maySend = useHasScope('rewards:write');
+  const mayMakeKeys = useHasScope('api_keys:manage');
+  if (!mayTopUp && !maySend && !mayMakeKeys) return null;
+  return (
+    <section aria-labelledby="next-steps" className="next-steps">
+      <h2 id="next-steps">Get started</h2>
+      <ol>
+        {mayTopUp && (
+          <li>
+            <Link to="/wallet">Top up the wallet</Link>: rewards are paid from it.
+          </li>
+        )}
+        {maySend && (
+          <li>
+            <Link to="/send">Send a first reward</Link>: one gift card, or the recipient's choice.
+          </li>
+        )}
+        {mayMakeKeys && (
+          <li>
+            <Link to="/developers">Make an API key</Link> to send from your own systems.
+          </li>
+        )}
+      </ol>
+    </section>
   );
 }
 

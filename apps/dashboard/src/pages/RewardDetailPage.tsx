@@ -11,6 +11,9 @@ import { formatCents } from '../format/money';
 /** The open statuses, in which a reward can still be canceled (docs/rewards.md). */
 const CANCELLABLE: readonly RewardStatus[] = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
 
+/** Statuses whose e-mail would lead to nothing usable. A REDEEMED reward's resend is how a recipient gets the codes again. */
+const NOTHING_TO_RESEND: readonly RewardStatus[] = ['CANCELED', 'EXPIRED'];
+
 export function RewardDetailPage() {
   const { id = '' } = useParams();
   const writer = useHasScope('rewards:write');
@@ -63,7 +66,10 @@ export function RewardDetailPage() {
       </dl>
       {writer && (
         <div className="actions">
-          <ConfirmButton label="Resend" question="E-mail the recipient again?" onConfirm={() => resend.mutate()} disabled={resend.isPending} />
+          {/* A canceled or expired reward has nothing left to use: not offered here (the API still allows it, docs/dashboard.md). */}
+          {!NOTHING_TO_RESEND.includes(r.status) && (
+            <ConfirmButton label="Resend" question="E-mail the recipient again?" onConfirm={() => resend.mutate()} disabled={resend.isPending} />
+          )}
           {CANCELLABLE.includes(r.status) && (
             <ConfirmButton
               danger
