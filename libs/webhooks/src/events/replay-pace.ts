@@ -1,0 +1,14 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * How fast a replay is turned into deliveries (docs/webhooks.md, Replay): a batch of `batchSize`
+ * events at most every `intervalMs` (by the injected Clock), and only while fewer than `batchSize`
+ * of the replay's deliveries are still pending. A replay of 100,000 events thus never has more than
+ * one batch waiting for its endpoint, and live deliveries (to that endpoint and, above all, to every
+ * other one) never queue behind it. Tests replace it with a smaller pace.
+ */
+@Injectable()
+export class ReplayPace {
+  batchSize = 500;
+  intervalMs = 1_000;
+}
