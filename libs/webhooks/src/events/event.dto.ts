@@ -45,7 +45,7 @@ export class EventsQueryDto {
   created_lt?: string;
 
   /** The page of events older than this one (the last id of the page seen). */
-  @ApiPropertyOptional({ maxLength: 100, example: 'evt_4uVYk2MZ1pX9bq3Tn7cLrD' })
+  @ApiPropertyOptional({ maxLength: 100, pattern: '^evt_' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
