@@ -147,8 +147,13 @@ async function fanoutRun(ctx, name, merchant, rx, load) {
     const wholeRun = threadDiff(threads0, threadSnapshot(ctx.service.pid), ctx.service.pid);
     const wholeRunS = (Date.now() - from) / 1000;
     const receipts = rx.take();
-    const first = Math.min(...receipts.map((r) => r.at));
-    const last = Math.max(...receipts.map((r) => r.at));
+    // A loop, not Math.min(...): a run's receipts can outnumber what a call's arguments may hold.
+    let first = Infinity;
+    let last = -Infinity;
+    for (const r of receipts) {
+      if (r.at < first) first = r.at;
+      if (r.at > last) last = r.at;
+    }
     return {
       endpoints: WEBHOOK_ENDPOINTS,
       creates,
