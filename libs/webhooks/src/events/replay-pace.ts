@@ -9,6 +9,8 @@ import { Injectable } from '@nestjs/common';
  */
 @Injectable()
 export class ReplayPace {
-  batchSize = 500;
-  intervalMs = 1_000;
+  // Small batches often rather than large ones seldom: the same 500 events/s at most, without a burst of
+  // 500 attempts at once in front of the worker's live ones.
+  batchSize = 100;
+  intervalMs = 200;
 }

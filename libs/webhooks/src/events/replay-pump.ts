@@ -7,7 +7,7 @@ import { ReplayPace } from './replay-pace';
 
 export const REPLAY_SWEEP = 'webhook-replays';
 /** How often a worker looks for a replay whose next batch is due (the pace itself is ReplayPace's). */
-const REPLAY_POLL_MS = 500;
+const REPLAY_POLL_MS = 200;
 
 interface DueReplay {
   id: string;
