@@ -21,6 +21,7 @@ const { seedMerchants, findFixedItem } = require('./seed');
 const { buildIfNeeded, Service, api, dropDatabase } = require('./service');
 const { captureCreatePlan } = require('./sql-capture');
 const { webhookPhase } = require('./webhook-phase');
+const { replayPhase } = require('./replay-phase');
 const { expiryPhase } = require('./expiry-phase');
 
 const ctx = {
@@ -51,7 +52,17 @@ async function main() {
   const selfContained = ['expiry', 'dashboard'];
   // A run of only webhooks (and those) needs the fan-out's merchant alone.
   const groups = ONLY ? [...ONLY] : [];
-  const seedCount = !ONLY ? MERCHANTS + 1 : groups.every((g) => selfContained.includes(g)) ? 0 : groups.every((g) => [...selfContained, 'webhooks'].includes(g)) ? 1 : MERCHANTS + 1;
+  // A run of only replay (and those) needs two: the replayed merchant and the live one.
+  const small = [...selfContained, 'webhooks', 'replay'];
+  const seedCount = !ONLY
+    ? MERCHANTS + 1
+    : groups.every((g) => selfContained.includes(g))
+      ? 0
+      : groups.every((g) => small.includes(g))
+        ? groups.includes('replay')
+          ? 2
+          : 1
+        : MERCHANTS + 1;
   const { merchants } = seedCount ? await seedMerchants(seedCount) : { merchants: [] };
   const hot = merchants[0];
   const twenty = merchants.slice(0, MERCHANTS);
@@ -101,6 +112,9 @@ async function main() {
 
   // 5. Webhook fan-out
   if (wanted('webhooks')) await webhookPhase(ctx, merchants[merchants.length - 1]);
+
+  // 5a. Live-delivery lag to other endpoints while a 100,000-event replay runs
+  if (wanted('replay')) await replayPhase(ctx, merchants[0], merchants[1]);
 
   // 5b. The expiry drain: 100,000 rewards of one merchant due at once, drained while it keeps sending
   if (wanted('expiry')) await expiryPhase(ctx);

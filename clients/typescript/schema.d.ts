@@ -608,6 +608,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver the events of a time range again, to this endpoint only
+         * @description Every event created in `[createdGte, createdLt)` that the endpoint subscribes to is delivered again, with its original `evt_` id and body (receivers that dedupe by id ignore what they already have). The range lies within the last 30 days and spans at most 366 days (default: the last 30 days up to now); a start at or after the end is 400. Deliveries are created in paced batches, so live deliveries never wait behind a large replay. A paused endpoint answers 422.
+         */
+        post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events of the last 30 days, newest first
+         * @description The events webhooks deliver, whether or not an endpoint received them: filtered by `type` and a creation range (`created_gte` / `created_lt`, at most 366 days; nothing older than 30 days is kept). Walk older pages with `starting_after` set to the last id of a page while `hasMore` is true.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event of the last 30 days */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/token": {
         parameters: {
             query?: never;
@@ -1529,7 +1586,7 @@ export interface components {
              */
             url: string;
             /** @description Event names to receive; an empty array subscribes to every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated")[];
             /** @description A note for your own reference. */
             description?: string;
         };
@@ -1538,7 +1595,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description Subscribed event names; empty means every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated")[];
             /** @description Set when the service paused the endpoint itself (its receiver answered 410 Gone); null otherwise. */
             pausedReason: string | null;
             /**
@@ -1575,7 +1632,7 @@ export interface components {
              */
             url?: string;
             /** @description Replaces the subscription; an empty array subscribes to every event. */
-            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance")[];
+            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated")[];
             /** @description A note for your own reference; null clears it. */
             description?: string | null;
             /** @description `false` pauses the endpoint: it receives nothing, and deliveries already pending wait. `true` resumes them. */
@@ -1658,6 +1715,69 @@ export interface components {
             delivery: components["schemas"]["WebhookDeliveryDto"];
             /** @description Every attempt, oldest first. */
             attempts: components["schemas"]["WebhookDeliveryAttemptDto"][];
+        };
+        ReplayEventsDto: {
+            /**
+             * Format: date-time
+             * @description The first instant of the range (ISO 8601); at most 30 days ago. Default: 30 days ago.
+             * @example 2026-11-20T00:00:00Z
+             */
+            createdGte?: string;
+            /**
+             * Format: date-time
+             * @description The end of the range, excluded (ISO 8601). Default: now.
+             * @example 2026-11-21T00:00:00Z
+             */
+            createdLt?: string;
+        };
+        ReplayDto: {
+            /** @description Replay identifier (`wrp_`). */
+            id: string;
+            /**
+             * Format: int64
+             * @description How many events of the range the endpoint subscribes to: each is delivered again, paced (docs/webhooks.md, Replay).
+             */
+            eventCount: number;
+            /** Format: date-time */
+            createdGte: string;
+            /** Format: date-time */
+            createdLt: string;
+        };
+        ReplayResponseDto: {
+            replay: components["schemas"]["ReplayDto"];
+        };
+        EventDto: {
+            /**
+             * @description Event identifier (`evt_`): the `id` of its webhook deliveries, the same on every replay.
+             * @example evt_4uVYk2MZ1pX9bq3Tn7cLrD
+             */
+            id: string;
+            /**
+             * @example wallet.credited
+             * @enum {string}
+             */
+            type: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated";
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The event's payload, as its webhook deliveries carry it (docs/webhooks.md, Events).
+             * @example {
+             *       "topupId": "tu_7bqC0Ew1X8a3R2mFhD9kZt",
+             *       "amountCents": 50000,
+             *       "currency": "USD"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        EventListDto: {
+            events: components["schemas"]["EventDto"][];
+            /** @description Whether older events follow (ask again with `starting_after` set to the last id of this page). */
+            hasMore: boolean;
+        };
+        EventResponseDto: {
+            event: components["schemas"]["EventDto"];
         };
         TokenRequestDto: {
             /** @enum {string} */
@@ -1826,6 +1946,15 @@ export interface components {
              * @description The threshold it fell below, in `currency`.
              */
             thresholdCents: number;
+        };
+        /** @description A catalog sync added, removed or changed items this account may send (its catalog rules let it see them): only those items are listed, and the event goes only to accounts that can see at least one of them. */
+        WebhookCatalogUpdatedData: {
+            /** @description The `utid`s of items new in the catalog. */
+            added: string[];
+            /** @description The `utid`s of items no longer offered. */
+            removed: string[];
+            /** @description The `utid`s of items whose name, value range, currency or brand changed. */
+            changed: string[];
         };
         WebhookPingData: {
             webhookEndpointId: string;
@@ -2006,6 +2135,22 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["WebhookWalletLowBalanceData"];
         };
+        /** @description The `catalog.updated` event. */
+        CatalogUpdatedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "catalog.updated";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookCatalogUpdatedData"];
+        };
         /** @description The `ping` event. */
         PingEvent: {
             /** @description Event id; the same in every delivery of this event. */
@@ -2023,7 +2168,7 @@ export interface components {
             data: components["schemas"]["WebhookPingData"];
         };
         /** @description What the service POSTs to a webhook endpoint: one event, signed. */
-        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["PingEvent"];
+        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["CatalogUpdatedEvent"] | components["schemas"]["PingEvent"];
         /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward` and `redemptionUrl`), or the answer of a dry run (`dry_run=true`): `reward` as it would be created, without ids, with `fx` when it would be converted; nothing is held, stored or sent, and no `Idempotency-Key` is consumed. */
         CreateReward200Response: components["schemas"]["CreateRewardResponseDto"] | {
             reward: components["schemas"]["DryRunRewardDto"];
@@ -6947,6 +7092,410 @@ export interface operations {
             };
             /** @description Well formed, but cannot be fulfilled. */
             422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (`we_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReplayEventsDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayResponseDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource, or it belongs to another account. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Well formed, but cannot be fulfilled. */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this type. */
+                type?: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated";
+                /** @description Only items created at or after this instant (ISO 8601). Default with `created_lt`: 366 days before it. */
+                created_gte?: string;
+                /** @description Only items created before this instant (ISO 8601). Default with `created_gte`: now. At most 366 days after `created_gte`. */
+                created_lt?: string;
+                /** @description The page of events older than this one (the last id of the page seen). */
+                starting_after?: string;
+                /** @description Events per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventListDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id (`evt_`), as its webhook deliveries carry it. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventResponseDto"];
+                };
+            };
+            /** @description Input no field accepts: a NUL character (U+0000) in the path, the query or the body, or a JSON body nested too deep. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource, or it belongs to another account. */
+            404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -5,6 +5,7 @@ import { SANDBOX_CATALOG } from '../../libs/catalog/src/supplier/sandbox-catalog
 import { ApiClient } from '../support/api-client';
 import { eventually } from '../support/processes';
 import { seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** A supplier whose catalog the test edits; card issuance is not part of the sync. */
 class EditableCatalogSupplier implements GiftCardSupplier {
@@ -150,5 +151,54 @@ describe('catalog sync', () => {
     const started = Date.now();
     await eventually(async () => (await api.get('/v1/catalog', { headers: { 'if-none-match': etag } })).status === 200 || undefined, 4_000, 10);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  describe('catalog.updated', () => {
+    let receiver: WebhookReceiver;
+    beforeAll(async () => {
+      receiver = await new WebhookReceiver().start();
+    });
+    afterAll(() => receiver.close());
+
+    /** The catalog.updated events of the account created since `since`, newest first. */
+    const catalogEvents = async (key: string, since: string) =>
+      (await t.api.as(key).get(`/v1/events?type=catalog.updated&created_gte=${since}`)).body.events as { id: string; data: unknown }[];
+
+    it("is sent once per sync to each account that may see a changed item, listing only what its rules allow", async () => {
+      const [open, coffee, amazonOnly] = await Promise.all([seedMerchant(t), seedMerchant(t), seedMerchant(t)]);
+      expect((await t.api.as(coffee.key).put('/v1/account/catalog-rules', { allowedBrandKeys: ['starbucks'], blockedBrandKeys: [] })).status).toBe(200);
+      expect((await t.api.as(amazonOnly.key).put('/v1/account/catalog-rules', { allowedBrandKeys: ['amazon-us', 'steam'], blockedBrandKeys: ['steam'] })).status).toBe(200);
+      const hook = await t.api.as(open.key).post('/v1/webhook-endpoints', { url: receiver.url('/catalog'), events: ['catalog.updated'] });
+      expect(hook.status).toBe(201);
+
+      const since = new Date(Date.now() - 1).toISOString();
+      const variable = amazonUs().items.find((i) => i.valueType === 'VARIABLE_VALUE')!;
+      variable.maxValue = 1234;
+      amazonUs().items = amazonUs().items.filter((item) => item.utid !== AMAZON_25);
+      const steam = supplier.brands.find((b) => b.brandKey === 'steam')!;
+      steam.items.push({ ...steam.items[0], utid: 'U999001', rewardName: 'Steam Wallet Code (new)' });
+      // Several processes sync at once: the change, and its events, commit once.
+      await Promise.all([sync.sync(), sync.sync(), new CatalogSyncService(t.app.get(DataSource), supplier, catalog).sync()]);
+
+      const all = await catalogEvents(open.readKey, since);
+      expect(all).toHaveLength(1);
+      expect(all[0].data).toEqual({ added: ['U999001'], removed: [AMAZON_25], changed: [variable.utid] });
+      // Steam is blocked for this account: its new item is left out.
+      const restricted = await catalogEvents(amazonOnly.readKey, since);
+      expect(restricted.map((e) => e.data)).toEqual([{ added: [], removed: [AMAZON_25], changed: [variable.utid] }]);
+      // Nothing this account may offer changed: no event at all.
+      expect(await catalogEvents(coffee.readKey, since)).toEqual([]);
+
+      // Delivered as a webhook like any event (the receiver checks the payload against the contract).
+      const [delivered] = await eventually(async () => receiver.at('/catalog').length > 0 && receiver.at('/catalog'));
+      expect(delivered.json).toEqual({ id: all[0].id, type: 'catalog.updated', createdAt: expect.any(String), data: all[0].data });
+    });
+
+    it('a sync that changes nothing sends nothing', async () => {
+      const merchant = await seedMerchant(t);
+      const since = new Date(Date.now() - 1).toISOString();
+      await sync.sync();
+      expect(await catalogEvents(merchant.readKey, since)).toEqual([]);
+    });
   });
 });

@@ -61,6 +61,9 @@ const ORDER = [
   'listWebhookDeliveries',
   'getWebhookDelivery',
   'retryWebhookDelivery',
+  'replayWebhookEvents',
+  'listEvents',
+  'getEvent',
   'oauthToken',
   'oauthRevoke',
 ];
@@ -100,6 +103,7 @@ describe('the examples of openapi.yaml', () => {
       refreshToken?: string;
       quote?: string;
       topup?: string;
+      event?: string;
     } = { rewards: {} };
 
     beforeAll(async () => {
@@ -135,6 +139,12 @@ describe('the examples of openapi.yaml', () => {
           return delivery.body.delivery.status === 'SUCCEEDED';
         });
       },
+      // An event this run made (a top-up's, a reward's).
+      getEvent: async () => {
+        const listed = await api.get('/v1/events?limit=1');
+        expect(listed.status).toBe(200);
+        live.event = listed.body.events[0].id;
+      },
       // A real authorization of an app registered with the example's redirect_uri: the code and verifier it gives.
       oauthToken: async () => {
         const example = bodyExamples(operations.get('oauthToken')!.operation)!.examples.find((e) => (e.value as any).grant_type === 'authorization_code');
@@ -156,6 +166,7 @@ describe('the examples of openapi.yaml', () => {
       // A receipt is of the settled top-up this run made (the example's id names none).
       if (op.path.startsWith('/v1/topups/') && parameter.name === 'id') return live.topup!;
       if (parameter.name === 'deliveryId') return live.delivery!;
+      if (op.path.startsWith('/v1/events/') && parameter.name === 'id') return live.event!;
       return String(parameterExample(parameter));
     }
 
@@ -166,6 +177,8 @@ describe('the examples of openapi.yaml', () => {
       if (operationId === 'oauthRevoke') return { ...value, token: live.refreshToken! };
       // A quote binds for 60 s, so the conversion converts at the one this run just made.
       if (operationId === 'createFxConversion') return { ...value, quoteId: live.quote! };
+      // A replay reaches 30 days back from today, which the example's fixed dates leave behind.
+      if (operationId === 'replayWebhookEvents') return { createdGte: new Date(Date.now() - 86_400_000).toISOString(), createdLt: new Date().toISOString() };
       return value;
     }
 
@@ -190,7 +203,7 @@ describe('the examples of openapi.yaml', () => {
         });
       }
       const token = security.length === 0 ? null : merchant.key;
-      const body = example && op.operationId === 'createFxConversion' ? withLiveCredentials(op.operationId, example.value as Record<string, string>) : example?.value;
+      const body = example && ['createFxConversion', 'replayWebhookEvents'].includes(op.operationId) ? withLiveCredentials(op.operationId, example.value as Record<string, string>) : example?.value;
       return t.api.request(op.method, url, { body, token });
     }
 

@@ -1255,6 +1255,7 @@ CREATE TABLE public.webhook_deliveries (
     leased_until timestamp with time zone,
     retry_not_before timestamp with time zone,
     last_attempt_duration_ms integer,
+    replay_id text,
     CONSTRAINT webhook_deliveries_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'SUCCEEDED'::text, 'FAILED'::text])))
 );
@@ -1316,6 +1317,31 @@ CREATE TABLE public.webhook_endpoints (
 
 
 ALTER TABLE public.webhook_endpoints OWNER TO rewards_owner;
+
+--
+-- Name: webhook_replays; Type: TABLE; Schema: public; Owner: rewards_owner
+--
+
+CREATE TABLE public.webhook_replays (
+    id text NOT NULL,
+    account_id text NOT NULL,
+    endpoint_id text NOT NULL,
+    created_gte timestamp with time zone NOT NULL,
+    created_lt timestamp with time zone NOT NULL,
+    event_types text[] NOT NULL,
+    event_count integer NOT NULL,
+    enqueued_count integer DEFAULT 0 NOT NULL,
+    after_created_at timestamp with time zone,
+    after_event_id text,
+    next_batch_at timestamp with time zone NOT NULL,
+    finished_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT webhook_replays_event_count_check CHECK ((event_count >= 0)),
+    CONSTRAINT webhook_replays_range_check CHECK ((created_gte < created_lt))
+);
+
+
+ALTER TABLE public.webhook_replays OWNER TO rewards_owner;
 
 --
 -- Name: schema_migrations id; Type: DEFAULT; Schema: public; Owner: rewards_owner
@@ -1645,14 +1671,6 @@ ALTER TABLE ONLY public.wallets
 
 
 --
--- Name: webhook_deliveries webhook_deliveries_endpoint_event_key; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
---
-
-ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_endpoint_event_key UNIQUE (endpoint_id, event_id);
-
-
---
 -- Name: webhook_deliveries webhook_deliveries_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
 --
 
@@ -1674,6 +1692,14 @@ ALTER TABLE ONLY public.webhook_delivery_attempts
 
 ALTER TABLE ONLY public.webhook_endpoints
     ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: webhook_replays webhook_replays_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.webhook_replays
+    ADD CONSTRAINT webhook_replays_pkey PRIMARY KEY (id);
 
 
 --
@@ -1719,10 +1745,10 @@ CREATE INDEX catalog_items_brand_key_idx ON public.catalog_items USING btree (br
 
 
 --
--- Name: events_account_seq_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+-- Name: events_account_created_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
-CREATE INDEX events_account_seq_idx ON public.events USING btree (account_id, seq DESC);
+CREATE INDEX events_account_created_idx ON public.events USING btree (account_id, created_at, id);
 
 
 --
@@ -1978,6 +2004,13 @@ CREATE INDEX webhook_deliveries_endpoint_due_idx ON public.webhook_deliveries US
 
 
 --
+-- Name: webhook_deliveries_endpoint_event_key; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE UNIQUE INDEX webhook_deliveries_endpoint_event_key ON public.webhook_deliveries USING btree (endpoint_id, event_id) WHERE (replay_id IS NULL);
+
+
+--
 -- Name: webhook_deliveries_endpoint_seq_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
@@ -1985,10 +2018,38 @@ CREATE INDEX webhook_deliveries_endpoint_seq_idx ON public.webhook_deliveries US
 
 
 --
+-- Name: webhook_deliveries_replay_event_key; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE UNIQUE INDEX webhook_deliveries_replay_event_key ON public.webhook_deliveries USING btree (replay_id, event_id) WHERE (replay_id IS NOT NULL);
+
+
+--
+-- Name: webhook_deliveries_replay_pending_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX webhook_deliveries_replay_pending_idx ON public.webhook_deliveries USING btree (replay_id) WHERE ((replay_id IS NOT NULL) AND (status = 'PENDING'::text));
+
+
+--
 -- Name: webhook_endpoints_account_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
 CREATE INDEX webhook_endpoints_account_idx ON public.webhook_endpoints USING btree (account_id, created_at DESC, id DESC);
+
+
+--
+-- Name: webhook_replays_due_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX webhook_replays_due_idx ON public.webhook_replays USING btree (next_batch_at) WHERE (finished_at IS NULL);
+
+
+--
+-- Name: webhook_replays_endpoint_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX webhook_replays_endpoint_idx ON public.webhook_replays USING btree (endpoint_id);
 
 
 --
@@ -2538,6 +2599,22 @@ ALTER TABLE ONLY public.webhook_endpoints
 
 
 --
+-- Name: webhook_replays webhook_replays_account_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.webhook_replays
+    ADD CONSTRAINT webhook_replays_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
+
+
+--
+-- Name: webhook_replays webhook_replays_endpoint_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.webhook_replays
+    ADD CONSTRAINT webhook_replays_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id) ON DELETE CASCADE;
+
+
+--
 -- Name: SCHEMA public; Type: ACL; Schema: -; Owner: pg_database_owner
 --
 
@@ -2865,6 +2942,13 @@ GRANT SELECT,INSERT,UPDATE ON TABLE public.webhook_delivery_attempts TO rewards_
 --
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.webhook_endpoints TO rewards_app;
+
+
+--
+-- Name: TABLE webhook_replays; Type: ACL; Schema: public; Owner: rewards_owner
+--
+
+GRANT SELECT,INSERT,UPDATE ON TABLE public.webhook_replays TO rewards_app;
 
 
 --

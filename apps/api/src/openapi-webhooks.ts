@@ -88,6 +88,23 @@ const DATA_SCHEMAS: Record<string, Json> = {
       thresholdCents: { ...cents, minimum: 1, maximum: 100_000_000, description: 'The threshold it fell below, in `currency`.' },
     },
   },
+  WebhookCatalogUpdatedData: {
+    type: 'object',
+    description:
+      'A catalog sync added, removed or changed items this account may send (its catalog rules let it see them): only those ' +
+      'items are listed, and the event goes only to accounts that can see at least one of them.',
+    required: ['added', 'removed', 'changed'],
+    additionalProperties: false,
+    properties: {
+      added: { type: 'array', items: { type: 'string', maxLength: 100 }, description: 'The `utid`s of items new in the catalog.' },
+      removed: { type: 'array', items: { type: 'string', maxLength: 100 }, description: 'The `utid`s of items no longer offered.' },
+      changed: {
+        type: 'array',
+        items: { type: 'string', maxLength: 100 },
+        description: 'The `utid`s of items whose name, value range, currency or brand changed.',
+      },
+    },
+  },
   WebhookPingData: {
     type: 'object',
     required: ['webhookEndpointId'],
@@ -101,6 +118,7 @@ function dataSchemaOf(type: string): string {
   if (type.startsWith('card.')) return 'WebhookCardData';
   if (type === 'wallet.credited') return 'WebhookWalletCreditedData';
   if (type === 'wallet.low_balance') return 'WebhookWalletLowBalanceData';
+  if (type === 'catalog.updated') return 'WebhookCatalogUpdatedData';
   if (type === 'ping') return 'WebhookPingData';
   throw new Error(`no webhook payload schema for event type ${type}`);
 }

@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = [
   'oauth_client.created',
   'fx_conversion.created',
   'alert_settings.updated',
+  'webhook_endpoint.replay_requested',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

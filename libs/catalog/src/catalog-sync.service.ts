@@ -1,7 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, QueryRunner } from 'typeorm';
+import { recordEvents } from '@app/core';
+import { catalogUpdatedEvents, ItemChange } from './catalog-changes';
 import { GIFT_CARD_SUPPLIER, GiftCardSupplier, SupplierBrand } from './supplier/supplier.port';
 import { CatalogService } from './catalog.service';
+
+/** catalog.updated events written per statement (one per account that sees a change). */
+const EVENTS_PER_STATEMENT = 1_000;
 
 export interface CatalogSyncResult {
   /** Whether anything changed, and so whether the revision was bumped. */
@@ -51,6 +56,32 @@ export class CatalogSyncService implements OnApplicationBootstrap {
     return result;
   }
 
+  /**
+   * One `catalog.updated` per account whose catalog rules let it see any of the changed items, listing
+   * only those (docs/webhooks.md, catalog.updated). Every account's rules as this transaction reads them.
+   */
+  private async recordCatalogUpdated(db: QueryRunner, changes: ItemChange[]): Promise<void> {
+    const accounts = (await db.query(
+      `SELECT a.id, r.account_id IS NOT NULL AS ruled, r.allowed_brand_keys, r.blocked_brand_keys
+         FROM accounts a LEFT JOIN catalog_rules r ON r.account_id = a.id ORDER BY a.id`,
+    )) as { id: string; ruled: boolean; allowed_brand_keys: string[] | null; blocked_brand_keys: string[] | null }[];
+    const events = catalogUpdatedEvents(
+      accounts.map((a) => ({
+        accountId: a.id,
+        rules: a.ruled ? { allowedBrandKeys: a.allowed_brand_keys, blockedBrandKeys: a.blocked_brand_keys ?? [] } : null,
+      })),
+      changes,
+    );
+    for (let i = 0; i < events.length; i += EVENTS_PER_STATEMENT) {
+      const chunk = events.slice(i, i + EVENTS_PER_STATEMENT);
+      await recordEvents(
+        db.manager,
+        chunk.map((e) => ({ accountId: e.accountId, type: 'catalog.updated' as const, data: { ...e.data } })),
+      );
+    }
+    this.logger.log({ accounts: events.length, items: changes.length }, 'catalog.updated recorded');
+  }
+
   private async syncOnce(): Promise<CatalogSyncResult> {
     const brands = normalize(await this.supplier.listCatalog());
     const items = brands.flatMap((brand) => brand.items.map((item) => ({ ...item, brandKey: brand.brandKey })));
@@ -60,6 +91,10 @@ export class CatalogSyncService implements OnApplicationBootstrap {
       // Serializes concurrent syncs (several API and worker processes start together): the second
       // waits, then sees the first's rows and finds nothing to change.
       await db.query(`SELECT pg_advisory_xact_lock(hashtext('catalog-sync'))`);
+      // What was offered before, to tell an item offered again or new (added) from one changed.
+      const offeredBefore = new Set(
+        ((await db.query(`SELECT utid FROM catalog_items WHERE active`)) as { utid: string }[]).map((row) => row.utid),
+      );
 
       const upsertedBrands = await affected(
         db,
@@ -77,7 +112,7 @@ export class CatalogSyncService implements OnApplicationBootstrap {
          RETURNING brand_key`,
         [JSON.stringify(brands.map(({ items: _items, ...brand }) => brand))],
       );
-      const upsertedItems = await affected(
+      const upsertedItemRows = await changedRows<{ utid: string; brand_key: string }>(
         db,
         `INSERT INTO catalog_items AS i (utid, brand_key, reward_name, currency_code, value_type, face_value, min_value, max_value, countries)
          SELECT utid, "brandKey", "rewardName", "currencyCode", "valueType", "faceValue", "minValue", "maxValue", countries
@@ -91,15 +126,17 @@ export class CatalogSyncService implements OnApplicationBootstrap {
          WHERE (i.brand_key, i.reward_name, i.currency_code, i.value_type, i.face_value, i.min_value, i.max_value, i.countries, i.active)
            IS DISTINCT FROM (EXCLUDED.brand_key, EXCLUDED.reward_name, EXCLUDED.currency_code, EXCLUDED.value_type,
                              EXCLUDED.face_value, EXCLUDED.min_value, EXCLUDED.max_value, EXCLUDED.countries, true)
-         RETURNING utid`,
+         RETURNING utid, brand_key`,
         [JSON.stringify(items)],
       );
-      const deactivatedItems = await affected(
+      const deactivatedItemRows = await changedRows<{ utid: string; brand_key: string }>(
         db,
         `UPDATE catalog_items SET active = false, updated_at = now()
-         WHERE active AND NOT (utid = ANY($1::text[])) RETURNING utid`,
+         WHERE active AND NOT (utid = ANY($1::text[])) RETURNING utid, brand_key`,
         [items.map((item) => item.utid)],
       );
+      const upsertedItems = upsertedItemRows.length;
+      const deactivatedItems = deactivatedItemRows.length;
       const deactivatedBrands = await affected(
         db,
         `UPDATE catalog_brands SET active = false, updated_at = now()
@@ -117,6 +154,13 @@ export class CatalogSyncService implements OnApplicationBootstrap {
         [changed],
         true,
       )).records as { revision: string }[];
+      // catalog.updated commits with the changes it reports, so a sync that changed items emits it exactly once
+      // however many processes sync (the lock above: the next one finds nothing to change).
+      const itemChanges: ItemChange[] = [
+        ...upsertedItemRows.map((row): ItemChange => ({ utid: row.utid, brandKey: row.brand_key, kind: offeredBefore.has(row.utid) ? 'changed' : 'added' })),
+        ...deactivatedItemRows.map((row): ItemChange => ({ utid: row.utid, brandKey: row.brand_key, kind: 'removed' })),
+      ];
+      if (itemChanges.length) await this.recordCatalogUpdated(db, itemChanges);
       return {
         changed,
         revision: Number(state.revision),
@@ -125,6 +169,11 @@ export class CatalogSyncService implements OnApplicationBootstrap {
       };
     });
   }
+}
+
+async function changedRows<T>(db: QueryRunner, sql: string, parameters: unknown[]): Promise<T[]> {
+  const result = await db.query(sql, parameters, true);
+  return result.records as T[];
 }
 
 async function affected(db: QueryRunner, sql: string, parameters: unknown[]): Promise<number> {

@@ -24,6 +24,8 @@ import {
   WebhookEndpointsQueryDto,
   WebhookEndpointWithSecretDto,
 } from './dto/webhook-endpoint.dto';
+import { REPLAY_EVENTS_EXAMPLES, ReplayEventsDto, ReplayResponseDto } from './events/event.dto';
+import { ReplaysService } from './events/replays.service';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -37,6 +39,7 @@ export class WebhookEndpointsController {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly deliveries: WebhookDeliveriesService,
+    private readonly replays: ReplaysService,
   ) {}
 
   @Post()
@@ -193,5 +196,29 @@ export class WebhookEndpointsController {
     @Param('deliveryId') deliveryId: string,
   ): Promise<WebhookDeliveryResponseDto> {
     return { delivery: toWebhookDeliveryDto(await this.deliveries.retry(principal.accountId, id, deliveryId)) };
+  }
+
+  @Post(':id/replay')
+  @HttpCode(202)
+  @RequireScope('webhooks:write')
+  @ApiOperation({
+    operationId: 'replayWebhookEvents',
+    summary: 'Deliver the events of a time range again, to this endpoint only',
+    description:
+      'Every event created in `[createdGte, createdLt)` that the endpoint subscribes to is delivered again, with its original ' +
+      '`evt_` id and body (receivers that dedupe by id ignore what they already have). The range lies within the last 30 days ' +
+      'and spans at most 366 days (default: the last 30 days up to now); a start at or after the end is 400. Deliveries are ' +
+      'created in paced batches, so live deliveries never wait behind a large replay. A paused endpoint answers 422.',
+  })
+  @ApiBodyExamples(ReplayEventsDto, REPLAY_EVENTS_EXAMPLES, { required: false })
+  @ApiParam(ENDPOINT_ID)
+  @ApiErrorResponses(400, 404, 422)
+  async replay(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
+    @Param('id') id: string,
+    @Body() body: ReplayEventsDto,
+  ): Promise<ReplayResponseDto> {
+    return { replay: await this.replays.request(principal.accountId, id, body ?? {}, origin) };
   }
 }

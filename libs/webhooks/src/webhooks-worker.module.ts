@@ -14,6 +14,8 @@ import { WebhookHttpClient } from './delivery/webhook-http-client';
 import { WebhookRelay } from './delivery/webhook-relay';
 import { WebhookSender } from './delivery/webhook-sender';
 import { webhookBookkeepingProviders } from './delivery/webhook-bookkeeping';
+import { ReplayPace } from './events/replay-pace';
+import { ReplayPump } from './events/replay-pump';
 import { SystemDnsResolver, WEBHOOK_DNS_RESOLVER } from './targets/dns-resolver';
 import { WebhookTargetGuard } from './targets/webhook-target-guard';
 
@@ -36,6 +38,8 @@ import { WebhookTargetGuard } from './targets/webhook-target-guard';
     AttemptRecorder,
     backlogDueProvider,
     DeliverySweep,
+    ReplayPump,
+    ReplayPace,
     WebhookDeliveryProcessor,
     WebhookHttpClient,
     WebhookMetrics,

@@ -8,6 +8,9 @@ import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import { SystemDnsResolver, WEBHOOK_DNS_RESOLVER } from './targets/dns-resolver';
 import { WebhookTargetGuard } from './targets/webhook-target-guard';
+import { EventsController } from './events/events.controller';
+import { EventsService } from './events/events.service';
+import { ReplaysService } from './events/replays.service';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEndpointsController } from './webhook-endpoints.controller';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
@@ -19,10 +22,12 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
     WebhookDeliveryQueueModule,
     AuditModule,
   ],
-  controllers: [WebhookEndpointsController],
+  controllers: [WebhookEndpointsController, EventsController],
   providers: [
     WebhookEndpointsService,
     WebhookDeliveriesService,
+    EventsService,
+    ReplaysService,
     WebhookTargetGuard,
     WebhookMetrics,
     { provide: WEBHOOK_DNS_RESOLVER, useClass: SystemDnsResolver },

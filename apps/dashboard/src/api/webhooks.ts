@@ -71,3 +71,20 @@ export function useRetryDelivery(endpointId: string) {
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.webhooks.deliveries(endpointId) }),
   });
 }
+
+/** Days as the dashboard shows them (UTC, `YYYY-MM-DD`), both included, as the API's half-open instants. */
+export function replayRange(from: string, to: string): { createdGte: string; createdLt: string } {
+  const end = new Date(`${to}T00:00:00Z`);
+  end.setUTCDate(end.getUTCDate() + 1);
+  return { createdGte: `${from}T00:00:00Z`, createdLt: end.toISOString() };
+}
+
+/** Delivers the events of a range again to one endpoint (docs/webhooks.md, Replay); answers how many. */
+export function useReplay(endpointId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (range: { from: string; to: string }) =>
+      unwrap(await v1.POST('/v1/webhook-endpoints/{id}/replay', { params: { path: { id: endpointId } }, body: replayRange(range.from, range.to) })),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.webhooks.deliveries(endpointId) }),
+  });
+}

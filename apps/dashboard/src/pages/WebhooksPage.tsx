@@ -4,6 +4,7 @@ import {
   useCreateEndpoint,
   useDeliveries,
   useEndpointActions,
+  useReplay,
   useRetryDelivery,
   useWebhookEndpoints,
   WEBHOOK_EVENT_TYPES,
@@ -79,6 +80,7 @@ function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
 
 function EndpointCard({ endpoint, writer, onSecret }: { endpoint: WebhookEndpoint; writer: boolean; onSecret: (secret: string) => void }) {
   const [showDeliveries, setShowDeliveries] = useState(false);
+  const [showReplay, setShowReplay] = useState(false);
   const { toggle, rotate, test, remove } = useEndpointActions(endpoint, onSecret);
   return (
     <li>
@@ -102,6 +104,9 @@ function EndpointCard({ endpoint, writer, onSecret }: { endpoint: WebhookEndpoin
             <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
               Send test
             </button>
+            <button type="button" className="secondary" aria-expanded={showReplay} onClick={() => setShowReplay((v) => !v)}>
+              Replay a time range
+            </button>
             <ConfirmButton danger label="Delete endpoint" question="Deliveries to it stop at once." onConfirm={() => remove.mutate()} disabled={remove.isPending} />
           </>
         )}
@@ -111,8 +116,51 @@ function EndpointCard({ endpoint, writer, onSecret }: { endpoint: WebhookEndpoin
       </div>
       {test.isSuccess && <p role="status">Test event queued.</p>}
       <FormError error={toggle.error ?? rotate.error ?? test.error ?? remove.error} />
+      {writer && showReplay && <ReplayForm endpoint={endpoint} />}
       {showDeliveries && <Deliveries endpointId={endpoint.id} writer={writer} />}
     </li>
+  );
+}
+
+/** UTC day `days` before today, as a date input holds it. */
+function utcDay(daysAgo: number): string {
+  return new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * Delivers the events of a range of days again to this endpoint, with their original ids
+ * (docs/webhooks.md, Replay): the API keeps 30 days, so the form offers no earlier day.
+ */
+function ReplayForm({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const [from, setFrom] = useState(utcDay(1));
+  const [to, setTo] = useState(utcDay(0));
+  const replay = useReplay(endpoint.id);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    replay.mutate({ from, to });
+  };
+  const id = (name: string) => `replay-${name}-${endpoint.id}`;
+  return (
+    <form onSubmit={submit} className="stack" aria-label={`Replay a time range to ${endpoint.url}`}>
+      <fieldset className="date-range">
+        <legend>Replay events created (UTC days, both included)</legend>
+        <label htmlFor={id('from')}>From</label>
+        <input id={id('from')} type="date" required value={from} min={utcDay(29)} max={to} onChange={(e) => setFrom(e.target.value)} />
+        <label htmlFor={id('to')}>To</label>
+        <input id={id('to')} type="date" required value={to} min={from} onChange={(e) => setTo(e.target.value)} />
+      </fieldset>
+      <p>Every event of these days that the endpoint subscribes to is sent again, with its original id.</p>
+      <FormError error={replay.error} />
+      <button type="submit" disabled={replay.isPending || !endpoint.active}>
+        Replay
+      </button>
+      {!endpoint.active && <p>Resume the endpoint to replay events to it.</p>}
+      {replay.data && (
+        <p role="status">
+          {replay.data.replay.eventCount === 1 ? '1 event' : `${replay.data.replay.eventCount} events`} will be delivered again.
+        </p>
+      )}
+    </form>
   );
 }
 

@@ -45,6 +45,7 @@ const OWNERS: Record<string, string> = {
   low_balance_alerts: 'wallet',
   webhook_endpoints: 'webhooks',
   webhook_deliveries: 'webhooks',
+  webhook_replays: 'webhooks',
   webhook_delivery_attempts: 'webhooks',
 };
 

@@ -198,7 +198,7 @@ export class WebhookRelay implements OnApplicationBootstrap, BeforeApplicationSh
                     CASE u.state WHEN 'leased' THEN ${DELIVERY_LEASE.endsAt()} END
                FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
                     AS u(id, endpoint_id, account_id, event_id, event_type, payload, state)
-             ON CONFLICT (endpoint_id, event_id) DO NOTHING
+             ON CONFLICT (endpoint_id, event_id) WHERE replay_id IS NULL DO NOTHING
              RETURNING id, endpoint_id, CASE WHEN leased_until IS NOT NULL THEN 'leased' WHEN next_attempt_at IS NOT NULL THEN 'due' ELSE 'parked' END AS state`,
             [rows.id, rows.endpoint, rows.account, rows.event, rows.type, rows.payload, rows.state],
           )) as { id: string; endpoint_id: string; state: DeliveryState }[];

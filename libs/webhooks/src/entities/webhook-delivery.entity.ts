@@ -24,6 +24,10 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'event_type', type: 'text' })
   eventType: string;
 
+  /** Set on a delivery made by a replay (`wrp_`): the event sent again, with its own id (docs/webhooks.md, Replay). */
+  @Column({ name: 'replay_id', type: 'text', nullable: true })
+  replayId: string | null;
+
   /** The body as sent (json keeps the exact text; parsing and re-serialising it gives the same bytes). */
   @Column('json')
   payload: Record<string, unknown>;

@@ -5,6 +5,7 @@ import { LowBalanceMailLease1764610000000 } from './1764610000000-low-balance-ma
 import { ListFilters1764530000000 } from './1764530000000-list-filters';
 import { SentPerDay1764540000000 } from './1764540000000-sent-per-day';
 import { RewardFx1764460000000 } from './1764460000000-reward-fx';
+import { EventsApiReplay1764720000000 } from './1764720000000-events-api-replay';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   SentPerDay1764540000000,
   LowBalanceAlerts1764600000000,
   LowBalanceMailLease1764610000000,
+  EventsApiReplay1764720000000,
 ];
