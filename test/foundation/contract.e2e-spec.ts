@@ -60,6 +60,9 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /v1/webhook-endpoints/:id/deliveries': 'webhooks:read',
   'GET /v1/webhook-endpoints/:id/deliveries/:deliveryId': 'webhooks:read',
   'POST /v1/webhook-endpoints/:id/deliveries/:deliveryId/retry': 'webhooks:write',
+  'POST /v1/webhook-endpoints/:id/replay': 'webhooks:write',
+  'GET /v1/events': 'webhooks:read',
+  'GET /v1/events/:id': 'webhooks:read',
   // OAuth: the browser pages and the app-facing endpoints take no bearer credential.
   'GET /oauth/authorize': 'public',
   'POST /oauth/authorize/sign-in': 'public',
