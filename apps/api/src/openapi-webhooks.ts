@@ -88,6 +88,17 @@ const DATA_SCHEMAS: Record<string, Json> = {
       thresholdCents: { ...cents, minimum: 1, maximum: 100_000_000, description: 'The threshold it fell below, in `currency`.' },
     },
   },
+  WebhookReportCompletedData: {
+    type: 'object',
+    description: 'A report requested with `POST /v1/reports` is built: its CSV can be downloaded for 7 days.',
+    required: ['reportId', 'type', 'rowCount'],
+    additionalProperties: false,
+    properties: {
+      reportId: { type: 'string', pattern: '^rpt_', maxLength: 64 },
+      type: { type: 'string', enum: ['rewards', 'cards', 'wallet_transactions'] },
+      rowCount: { ...cents, description: 'Rows of the CSV, its header not counted.' },
+    },
+  },
   WebhookPingData: {
     type: 'object',
     required: ['webhookEndpointId'],
@@ -101,6 +112,7 @@ function dataSchemaOf(type: string): string {
   if (type.startsWith('card.')) return 'WebhookCardData';
   if (type === 'wallet.credited') return 'WebhookWalletCreditedData';
   if (type === 'wallet.low_balance') return 'WebhookWalletLowBalanceData';
+  if (type === 'report.completed') return 'WebhookReportCompletedData';
   if (type === 'ping') return 'WebhookPingData';
   throw new Error(`no webhook payload schema for event type ${type}`);
 }

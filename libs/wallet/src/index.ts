@@ -5,3 +5,4 @@ export * from './currencies';
 export * from './dto/wallet.dto';
 export * from './wallet-worker.module';
 export * from './dto/alert-settings.dto';
+export * from './wallet-reports';

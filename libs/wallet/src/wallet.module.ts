@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CatalogModule } from '@app/catalog';
+import { WalletReports } from './wallet-reports';
 import { Currencies } from './currencies';
 import { WalletTransactionEntity } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
@@ -13,7 +14,7 @@ import { WalletMetrics } from './wallet-metrics';
 @Module({
   imports: [TypeOrmModule.forFeature([WalletEntity, WalletTransactionEntity]), CatalogModule],
   controllers: [WalletController, WalletsController, AlertSettingsController],
-  providers: [WalletLedger, WalletMetrics, Currencies, LowBalanceAlerts],
-  exports: [WalletLedger, Currencies],
+  providers: [WalletLedger, WalletMetrics, Currencies, LowBalanceAlerts, WalletReports],
+  exports: [WalletLedger, Currencies, WalletReports],
 })
 export class WalletModule {}

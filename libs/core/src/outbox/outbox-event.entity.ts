@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'card.failed',
   'wallet.credited',
   'wallet.low_balance',
+  'report.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
