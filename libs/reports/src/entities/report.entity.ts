@@ -17,7 +17,7 @@ export class ReportEntity {
   @Column('text')
   type: ReportType;
 
-  @Column('text')
+  @Column({ type: 'text', default: 'PENDING' })
   status: ReportStatus;
 
   /** The list filters as checked at the request, camelCase, the creation range always set. */
@@ -33,11 +33,19 @@ export class ReportEntity {
   @Column({ name: 'failure_reason', type: 'text', nullable: true })
   failureReason: string | null;
 
-  @Column({ type: 'integer' })
+  /** Takes of the build (ReportBuilder's lease); the CSV pieces are those of the attempt that completed it. */
+  @Column({ type: 'integer', default: 0 })
   attempts: number;
 
-  @Column({ name: 'created_at', type: 'timestamptz' })
+  /** The build's lease (ReportBuilder), null while none is held. */
+  @Column({ name: 'leased_until', type: 'timestamptz', nullable: true, select: false })
+  leasedUntil: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt: Date;
+
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true, select: false })
+  startedAt: Date | null;
 
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
   completedAt: Date | null;
