@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, Principal, RequireAnyScope } from '@app/auth';
 import { ApiBodyExamples, ApiErrorResponses, Clock, PageQueryDto, PageSizeQuery } from '@app/core';
@@ -74,7 +74,6 @@ export class ReportsController {
       "carriage return is prefixed with `'`. 404 once the report has expired (7 days after completion); 422 before it is COMPLETED.",
   })
   @ApiParam(REPORT_ID)
-  @ApiProduces('text/csv')
   @ApiResponse({ status: 200, description: 'The CSV.', content: { 'text/csv': { schema: { type: 'string' } } } })
   @ApiErrorResponses(404, 422)
   async download(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Res() response: Response): Promise<void> {
