@@ -59,6 +59,11 @@ const ORDER = [
   'listWebhookDeliveries',
   'getWebhookDelivery',
   'retryWebhookDelivery',
+  // After the deliveries: the worker that builds the report runs from there on.
+  'createReport',
+  'listReports',
+  'getReport',
+  'downloadReport',
   'oauthToken',
   'oauthRevoke',
 ];
@@ -97,6 +102,7 @@ describe('the examples of openapi.yaml', () => {
       code?: string;
       refreshToken?: string;
       quote?: string;
+      report?: string;
     } = { rewards: {} };
 
     beforeAll(async () => {
@@ -132,6 +138,10 @@ describe('the examples of openapi.yaml', () => {
           return delivery.body.delivery.status === 'SUCCEEDED';
         });
       },
+      // The download needs the report built: the worker started for the deliveries builds it.
+      downloadReport: async () => {
+        await eventually(async () => (await api.get(`/v1/reports/${live.report}`)).body.report.status === 'COMPLETED');
+      },
       // A real authorization of an app registered with the example's redirect_uri: the code and verifier it gives.
       oauthToken: async () => {
         const example = bodyExamples(operations.get('oauthToken')!.operation)!.examples.find((e) => (e.value as any).grant_type === 'authorization_code');
@@ -150,6 +160,7 @@ describe('the examples of openapi.yaml', () => {
         return op.operationId === 'cancelReward' ? live.rewards.choice : live.rewards.fixed;
       }
       if (op.path.startsWith('/v1/webhook-endpoints/') && parameter.name === 'id') return live.endpoint!;
+      if (op.path.startsWith('/v1/reports/') && parameter.name === 'id') return live.report!;
       if (parameter.name === 'deliveryId') return live.delivery!;
       return String(parameterExample(parameter));
     }
@@ -209,6 +220,7 @@ describe('the examples of openapi.yaml', () => {
         if (operationId === 'createWebhookEndpoint') live.endpoint ??= res.body.webhookEndpoint.id;
         if (operationId === 'oauthToken') live.refreshToken = res.body.refresh_token;
         if (operationId === 'createFxQuote') live.quote = res.body.quote.id;
+        if (operationId === 'createReport') live.report ??= res.body.report.id;
       }
     });
   });
