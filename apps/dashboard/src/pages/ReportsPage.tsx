@@ -137,8 +137,8 @@ export function ReportsPage() {
                     header: 'File',
                     cell: (report) =>
                       report.status === 'COMPLETED' ? (
-                        <a href={downloadUrl(report)} download>
-                          Download CSV<span className="visually-hidden"> of report {report.id}</span>
+                        <a href={downloadUrl(report)} download aria-label={`Download CSV of report ${report.id}`}>
+                          Download CSV
                         </a>
                       ) : (
                         '—'
