@@ -1520,7 +1520,7 @@ export interface components {
              * @enum {string}
              */
             type: "rewards" | "cards" | "wallet_transactions";
-            /** @description The list filters of the type (see ReportFiltersDto); an unknown one is a 400. Default: everything of the last 366 days. */
+            /** @description The list filters of the report's type, in camelCase; one the type's list does not take is a 400. Default: everything created in the 366 days before now. */
             filters?: {
                 [key: string]: unknown;
             } & components["schemas"]["ReportFiltersDto"];

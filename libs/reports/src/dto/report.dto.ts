@@ -44,7 +44,7 @@ export class CreateReportDto {
   @IsIn(REPORT_TYPES)
   type: string;
 
-  /** The list filters of the type (see ReportFiltersDto); an unknown one is a 400. Default: everything of the last 366 days. */
+  /** The list filters of the report's type, in camelCase; one the type's list does not take is a 400. Default: everything created in the 366 days before now. */
   @ApiPropertyOptional({ type: ReportFiltersDto })
   @IsOptional()
   @IsObject()
