@@ -51,6 +51,10 @@ interface TakenReport {
 export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ReportBuilder.name);
   private readonly heartbeat: LeaseHeartbeat;
+  /** The builds under way (one report after another), started by the sweep and not awaited by it. */
+  private building: Promise<number> | null = null;
+  /** Set at shutdown: the build under way stops at its next batch and gives its report back. */
+  private stopping = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -62,23 +66,43 @@ export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.sweepers.register({ name: REPORT_BUILD_SWEEP, everyMs: BUILD_INTERVAL_MS, run: () => this.buildDue() });
+    this.sweepers.register({ name: REPORT_BUILD_SWEEP, everyMs: BUILD_INTERVAL_MS, run: () => this.kick() });
     this.sweepers.register({ name: REPORT_EXPIRY_SWEEP, everyMs: EXPIRY_INTERVAL_MS, run: () => this.expire() });
     this.heartbeat.start();
   }
 
+  /**
+   * Shutdown does not wait for a build of a million rows: the build stops at its next batch and
+   * releases its report (PENDING again), which a worker then builds from the start.
+   */
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    await this.building;
     await this.heartbeat.stop();
+  }
+
+  /**
+   * What the sweep runs: starts building the open reports unless a build is under way, and returns at
+   * once (a long build holds neither the sweep registry nor the shutdown, which waits for sweeps).
+   */
+  kick(): Promise<void> {
+    if (!this.stopping) {
+      this.building ??= this.buildDue().finally(() => {
+        this.building = null;
+      });
+    }
+    return Promise.resolve();
   }
 
   /** Builds open reports, one after another, until none is left to take; returns how many it completed. */
   async buildDue(): Promise<number> {
     let completed = 0;
-    for (;;) {
+    while (!this.stopping) {
       const report = await this.take();
       if (!report) return completed;
       if (await this.build(report)) completed += 1;
     }
+    return completed;
   }
 
   /** Deletes the reports past their expiry by the clock (their pieces go with them); FAILED ones 7 days after the request. */
@@ -116,6 +140,7 @@ export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
       await pieces.add(csvText([], source.columns));
       let rows = 0;
       for await (const batch of source.rows(report.account_id, report.filters, REPORT_BATCH_ROWS)) {
+        if (this.stopping) throw new BuildStopped();
         rows += batch.length;
         await pieces.add(csvText(batch));
       }
@@ -151,12 +176,14 @@ export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
 
   /** A failed build: released for another try, or FAILED once it has had MAX_ATTEMPTS. Its pieces are deleted. */
   private async failed(report: TakenReport, error: unknown): Promise<void> {
-    this.logger.error({ err: error, reportId: report.id, attempt: report.attempts }, 'building a report failed');
+    const stopped = error instanceof BuildStopped;
+    if (stopped) this.logger.log({ reportId: report.id }, 'report build stopped by the shutdown; released for another worker');
+    else this.logger.error({ err: error, reportId: report.id, attempt: report.attempts }, 'building a report failed');
     try {
       await this.dataSource.query(`DELETE FROM report_chunks WHERE report_id = $1 AND attempt = $2`, [report.id, report.attempts]);
       const statement = new Statement();
       const set: Record<string, string> =
-        report.attempts >= MAX_ATTEMPTS
+        report.attempts >= MAX_ATTEMPTS && !stopped
           ? { status: `'FAILED'`, failure_reason: statement.param(error instanceof Error ? error.message.slice(0, 500) : String(error)) }
           : { status: `'PENDING'` };
       const sql = REPORT_LEASE.release(statement, [{ id: report.id, attempt: report.attempts }], { set });
@@ -165,6 +192,13 @@ export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
       // The lease runs out by itself and another take tries again.
       this.logger.warn({ err: cleanup, reportId: report.id }, 'recording a failed report build failed');
     }
+  }
+}
+
+/** The worker is shutting down: the build gives its report back rather than finish it. */
+class BuildStopped extends Error {
+  constructor() {
+    super('stopped by the shutdown');
   }
 }
 
