@@ -100,7 +100,9 @@ export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
     while (!this.stopping) {
       const report = await this.take();
       if (!report) return completed;
-      if (await this.build(report)) completed += 1;
+      // A failed build waits for the next tick before anything is taken again (a database that is away now may be back).
+      if (!(await this.build(report))) return completed;
+      completed += 1;
     }
     return completed;
   }
@@ -169,6 +171,8 @@ export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
         [report.id, report.attempts, rowCount, byteCount, now, new Date(now.getTime() + REPORT_RETENTION_MS)],
       );
       if (done.length === 0) return false;
+      // Pieces a build that lost its lease may have written meanwhile: only this attempt's are the file.
+      await manager.query(`DELETE FROM report_chunks WHERE report_id = $1 AND attempt <> $2`, [report.id, report.attempts]);
       await recordEvents(manager, [{ accountId: report.account_id, type: 'report.completed', data: { reportId: report.id, type: report.type, rowCount } }]);
       return true;
     });
