@@ -93,7 +93,8 @@ async function reportPhase(ctx) {
     })();
     const sent = [];
     while (!report && Date.now() - startedAt < MAX_BUILD_S * 1000) {
-      sent.push(...(await paced([sender], choiceBody, rate, SLICE_S, { samples: true })).samples);
+      // A loop, not push(...): a spread of many samples into a call can overflow the stack.
+      for (const sample of (await paced([sender], choiceBody, rate, SLICE_S, { samples: true })).samples) sent.push(sample);
     }
     await watcher;
     // The sends made while the report was being built (the last slice may run on past its end).
