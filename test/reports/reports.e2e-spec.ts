@@ -27,7 +27,7 @@ describe('Reports', () => {
   });
   afterEach(() => clock.reset());
   afterAll(async () => {
-    await worker?.close();
+    await worker?.close(); // the last test closes the first worker and starts this one
     await t?.close();
     await receiver.close(); // fails the suite if a delivery broke the contract
   });
@@ -282,4 +282,29 @@ describe('Reports', () => {
     expect((await asApp.get('/v1/reports')).body.reports.map((r: { id: string }) => r.id)).toEqual([own.body.report.id]);
     expect((await t.api.as(m.writeKey).get('/v1/reports')).status).toBe(403);
   });
+  // Last: it closes the file's worker (and starts another).
+  it('a worker shutting down mid-build stops at its next batch and gives the report back; another worker builds it from the start', async () => {
+    const m = await seedMerchant(t);
+    const count = 30_000;
+    await db.query(
+      `INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email,
+                            recipient_first_name, source, created_at)
+       SELECT 'rw_stop' || lpad(g::text, 6, '0'), $1, 'CHOICE', 'SENT', 100, 100, 'USD', 'r' || g || '@example.test', 'R', 'api',
+              now() - make_interval(secs => g)
+         FROM generate_series(1, $2::int) AS g`,
+      [m.accountId, count],
+    );
+    const report = await request(m, { type: 'rewards' });
+    await worker.app.get(Sweepers).run(REPORT_BUILD_SWEEP);
+    await eventually(async () => (await db.query(`SELECT 1 FROM reports WHERE id = $1 AND status = 'RUNNING'`, [report.id])).length === 1, 15_000, 20);
+    await worker.close();
+    const [given] = await db.query(`SELECT status, attempts, leased_until FROM reports WHERE id = $1`, [report.id]);
+    expect(given).toEqual({ status: 'PENDING', attempts: 1, leased_until: null });
+    expect(await db.query(`SELECT 1 FROM report_chunks WHERE report_id = $1`, [report.id])).toEqual([]);
+
+    worker = await startTestWorker(t);
+    const done = await built(m, report.id);
+    expect(done).toMatchObject({ status: 'COMPLETED', rowCount: count });
+    expect((await db.query(`SELECT attempts FROM reports WHERE id = $1`, [report.id]))[0].attempts).toBe(2);
+  }, 60_000);
 });
