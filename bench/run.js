@@ -23,6 +23,7 @@ const { captureCreatePlan } = require('./sql-capture');
 const { webhookPhase } = require('./webhook-phase');
 const { replayPhase } = require('./replay-phase');
 const { expiryPhase } = require('./expiry-phase');
+const { reportPhase } = require('./report-phase');
 
 const ctx = {
   results: {
@@ -48,8 +49,8 @@ async function main() {
   ctx.service = await Service.start();
   ctx.db = await connect();
 
-  // The expiry and dashboard phases make merchants of their own: a run of only those seeds none.
-  const selfContained = ['expiry', 'dashboard'];
+  // The expiry, report and dashboard phases make merchants of their own: a run of only those seeds none.
+  const selfContained = ['expiry', 'dashboard', 'report'];
   // A run of only webhooks (and those) needs the fan-out's merchant alone.
   const groups = ONLY ? [...ONLY] : [];
   // A run of only replay (and those) needs two: the replayed merchant and the live one.
@@ -118,6 +119,9 @@ async function main() {
 
   // 5b. The expiry drain: 100,000 rewards of one merchant due at once, drained while it keeps sending
   if (wanted('expiry')) await expiryPhase(ctx);
+
+  // 5c. A CSV report of a merchant with a million rewards, built by the worker while a client keeps sending
+  if (wanted('report')) await reportPhase(ctx);
 
   // 6. The dashboard's Rewards page, on a merchant with 100,000 rewards, in Chromium
   if (wanted('dashboard')) await dashboardPhase(ctx);

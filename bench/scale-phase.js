@@ -167,4 +167,4 @@ async function scalePhase(ctx) {
   log(`scale: list ${list.rps} req/s vs by id ${byId.rps} req/s (${figures.listVsDetailThroughput}); ${JSON.stringify(figures.p50Ms)}`);
 }
 
-module.exports = { scalePhase };
+module.exports = { scalePhase, seedRewards, merchant };

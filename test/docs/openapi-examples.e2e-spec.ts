@@ -64,6 +64,11 @@ const ORDER = [
   'replayWebhookEvents',
   'listEvents',
   'getEvent',
+  // After the deliveries: the worker that builds the report runs from there on.
+  'createReport',
+  'listReports',
+  'getReport',
+  'downloadReport',
   'oauthToken',
   'oauthRevoke',
 ];
@@ -104,6 +109,7 @@ describe('the examples of openapi.yaml', () => {
       quote?: string;
       topup?: string;
       event?: string;
+      report?: string;
     } = { rewards: {} };
 
     beforeAll(async () => {
@@ -145,6 +151,10 @@ describe('the examples of openapi.yaml', () => {
         expect(listed.status).toBe(200);
         live.event = listed.body.events[0].id;
       },
+      // The download needs the report built: the worker started for the deliveries builds it.
+      downloadReport: async () => {
+        await eventually(async () => (await api.get(`/v1/reports/${live.report}`)).body.report.status === 'COMPLETED');
+      },
       // A real authorization of an app registered with the example's redirect_uri: the code and verifier it gives.
       oauthToken: async () => {
         const example = bodyExamples(operations.get('oauthToken')!.operation)!.examples.find((e) => (e.value as any).grant_type === 'authorization_code');
@@ -165,6 +175,7 @@ describe('the examples of openapi.yaml', () => {
       if (op.path.startsWith('/v1/webhook-endpoints/') && parameter.name === 'id') return live.endpoint!;
       // A receipt is of the settled top-up this run made (the example's id names none).
       if (op.path.startsWith('/v1/topups/') && parameter.name === 'id') return live.topup!;
+      if (op.path.startsWith('/v1/reports/') && parameter.name === 'id') return live.report!;
       if (parameter.name === 'deliveryId') return live.delivery!;
       if (op.path.startsWith('/v1/events/') && parameter.name === 'id') return live.event!;
       return String(parameterExample(parameter));
@@ -228,6 +239,7 @@ describe('the examples of openapi.yaml', () => {
         if (operationId === 'oauthToken') live.refreshToken = res.body.refresh_token;
         if (operationId === 'createFxQuote') live.quote = res.body.quote.id;
         if (operationId === 'createTopup') live.topup ??= res.body.topup.id;
+        if (operationId === 'createReport') live.report ??= res.body.report.id;
       }
     });
   });

@@ -47,6 +47,11 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /v1/rewards/:id/ledger': 'rewards:read',
   'POST /v1/rewards/:id/cancel': 'rewards:write',
   'POST /v1/rewards/:id/resend': 'rewards:write',
+  // Any of the two; the handler checks the one the report's type needs (docs/reports.md).
+  'POST /v1/reports': 'rewards:read,wallet:read',
+  'GET /v1/reports': 'rewards:read,wallet:read',
+  'GET /v1/reports/:id': 'rewards:read,wallet:read',
+  'GET /v1/reports/:id/download': 'rewards:read,wallet:read',
   'GET /v1/catalog': 'catalog:read',
   'GET /v1/catalog/brands/:brandKey': 'catalog:read',
   'GET /v1/fx/rates': 'wallet:read',

@@ -941,6 +941,47 @@ CREATE TABLE public.redemption_links (
 ALTER TABLE public.redemption_links OWNER TO rewards_owner;
 
 --
+-- Name: report_chunks; Type: TABLE; Schema: public; Owner: rewards_owner
+--
+
+CREATE TABLE public.report_chunks (
+    report_id text NOT NULL,
+    attempt integer NOT NULL,
+    seq integer NOT NULL,
+    data bytea NOT NULL
+);
+
+
+ALTER TABLE public.report_chunks OWNER TO rewards_owner;
+
+--
+-- Name: reports; Type: TABLE; Schema: public; Owner: rewards_owner
+--
+
+CREATE TABLE public.reports (
+    id text NOT NULL,
+    account_id text NOT NULL,
+    type text NOT NULL,
+    status text DEFAULT 'PENDING'::text NOT NULL,
+    filters jsonb NOT NULL,
+    row_count bigint,
+    byte_count bigint,
+    failure_reason text,
+    attempts integer DEFAULT 0 NOT NULL,
+    leased_until timestamp with time zone,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    started_at timestamp with time zone,
+    completed_at timestamp with time zone,
+    expires_at timestamp with time zone,
+    CONSTRAINT reports_completed_check CHECK (((status = 'COMPLETED'::text) = ((completed_at IS NOT NULL) AND (expires_at IS NOT NULL) AND (row_count IS NOT NULL)))),
+    CONSTRAINT reports_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'RUNNING'::text, 'COMPLETED'::text, 'FAILED'::text]))),
+    CONSTRAINT reports_type_check CHECK ((type = ANY (ARRAY['rewards'::text, 'cards'::text, 'wallet_transactions'::text])))
+);
+
+
+ALTER TABLE public.reports OWNER TO rewards_owner;
+
+--
 -- Name: reward_cards; Type: TABLE; Schema: public; Owner: rewards_owner
 --
 
@@ -1575,6 +1616,22 @@ ALTER TABLE ONLY public.redemption_links
 
 
 --
+-- Name: report_chunks report_chunks_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.report_chunks
+    ADD CONSTRAINT report_chunks_pkey PRIMARY KEY (report_id, attempt, seq);
+
+
+--
+-- Name: reports reports_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.reports
+    ADD CONSTRAINT reports_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: reward_cards reward_cards_pkey; Type: CONSTRAINT; Schema: public; Owner: rewards_owner
 --
 
@@ -1854,6 +1911,27 @@ CREATE UNIQUE INDEX redemption_links_one_per_reward ON public.redemption_links U
 --
 
 CREATE INDEX redemption_links_reward_idx ON public.redemption_links USING btree (reward_id);
+
+
+--
+-- Name: reports_account_created_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX reports_account_created_idx ON public.reports USING btree (account_id, created_at DESC, id DESC);
+
+
+--
+-- Name: reports_expiry_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX reports_expiry_idx ON public.reports USING btree (expires_at) WHERE (status = 'COMPLETED'::text);
+
+
+--
+-- Name: reports_open_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX reports_open_idx ON public.reports USING btree (created_at) WHERE (status = ANY (ARRAY['PENDING'::text, 'RUNNING'::text]));
 
 
 --
@@ -2511,6 +2589,22 @@ ALTER TABLE ONLY public.redemption_links
 
 
 --
+-- Name: report_chunks report_chunks_report_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.report_chunks
+    ADD CONSTRAINT report_chunks_report_id_fkey FOREIGN KEY (report_id) REFERENCES public.reports(id) ON DELETE CASCADE;
+
+
+--
+-- Name: reports reports_account_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
+--
+
+ALTER TABLE ONLY public.reports
+    ADD CONSTRAINT reports_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
+
+
+--
 -- Name: reward_cards reward_cards_reward_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: rewards_owner
 --
 
@@ -2809,6 +2903,20 @@ GRANT SELECT,INSERT,UPDATE ON TABLE public.password_resets TO rewards_app;
 --
 
 GRANT SELECT,INSERT,UPDATE ON TABLE public.redemption_links TO rewards_app;
+
+
+--
+-- Name: TABLE report_chunks; Type: ACL; Schema: public; Owner: rewards_owner
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.report_chunks TO rewards_app;
+
+
+--
+-- Name: TABLE reports; Type: ACL; Schema: public; Owner: rewards_owner
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.reports TO rewards_app;
 
 
 --

@@ -77,7 +77,7 @@ describe('generated TypeScript client', () => {
     const deliveries = await client.GET('/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id } } });
     const payload = deliveries.data!.deliveries[0]!.payload;
     // Compile-level: with the payload wrapped in allOf, openapi-typescript dropped `type` and neither line compiled.
-    const type: 'ping' | `reward.${string}` | `card.${string}` | `wallet.${string}` | `catalog.${string}` = payload.type;
+    const type: 'ping' | `reward.${string}` | `card.${string}` | `wallet.${string}` | `catalog.${string}` | `report.${string}` = payload.type;
     expect(type).toBe('ping');
     if (payload.type === 'ping') expect(payload.data.webhookEndpointId).toBe(id);
     else throw new Error(`expected a ping, got ${payload.type}`);

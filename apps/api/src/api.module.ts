@@ -9,6 +9,7 @@ import { AppConfig, InfrastructureModule, MetricsModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
 import { RedemptionModule } from '@app/redemption';
+import { ReportsModule } from '@app/reports';
 import { RewardJobs, RewardJobsModule, RewardsModule } from '@app/rewards';
 import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
@@ -45,6 +46,7 @@ export class ApiModule {
         CatalogModule,
         RewardsModule,
         RedemptionModule,
+        ReportsModule,
         WebhooksModule,
         OAuthModule,
         AuditModule,

@@ -100,8 +100,11 @@ export function applyContractConventions(document: OpenAPIObject): OpenAPIObject
           responses['403'].headers['WWW-Authenticate'] ??= headerRef('InsufficientScope');
         }
         // An OAuth access token works where the scope is one an app may be granted; API keys work everywhere.
-        if (OAUTH_GRANTABLE.has(scope) && (operation.security ?? []).some((requirement: Json) => 'bearer' in requirement)) {
-          operation.security.push({ oauth2: [scope] });
+        // A route taking any of several scopes (RequireAnyScope) lists each as an alternative.
+        for (const one of ([] as string[]).concat(scope)) {
+          if (OAUTH_GRANTABLE.has(one) && (operation.security ?? []).some((requirement: Json) => 'bearer' in requirement)) {
+            operation.security.push({ oauth2: [one] });
+          }
         }
       }
       if (responses['429']) addHeaders(responses['429'], ['Retry-After']);

@@ -105,6 +105,17 @@ const DATA_SCHEMAS: Record<string, Json> = {
       },
     },
   },
+  WebhookReportCompletedData: {
+    type: 'object',
+    description: 'A report requested with `POST /v1/reports` is built: its CSV can be downloaded for 7 days.',
+    required: ['reportId', 'type', 'rowCount'],
+    additionalProperties: false,
+    properties: {
+      reportId: { type: 'string', pattern: '^rpt_', maxLength: 64 },
+      type: { type: 'string', enum: ['rewards', 'cards', 'wallet_transactions'] },
+      rowCount: { ...cents, description: 'Rows of the CSV, its header not counted.' },
+    },
+  },
   WebhookPingData: {
     type: 'object',
     required: ['webhookEndpointId'],
@@ -119,6 +130,7 @@ function dataSchemaOf(type: string): string {
   if (type === 'wallet.credited') return 'WebhookWalletCreditedData';
   if (type === 'wallet.low_balance') return 'WebhookWalletLowBalanceData';
   if (type === 'catalog.updated') return 'WebhookCatalogUpdatedData';
+  if (type === 'report.completed') return 'WebhookReportCompletedData';
   if (type === 'ping') return 'WebhookPingData';
   throw new Error(`no webhook payload schema for event type ${type}`);
 }

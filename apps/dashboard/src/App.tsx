@@ -10,6 +10,7 @@ import { DevelopersPage } from './pages/DevelopersPage';
 import { OverviewPage } from './pages/OverviewPage';
 import { AcceptInvitationPage, ForgotPasswordPage, ResetPasswordPage } from './pages/PublicPages';
 import { RewardDetailPage } from './pages/RewardDetailPage';
+import { ReportsPage } from './pages/ReportsPage';
 import { RewardsPage } from './pages/RewardsPage';
 import { SendPage } from './pages/SendPage';
 import { SettingsPage } from './pages/SettingsPage';
@@ -53,6 +54,7 @@ export function App() {
           <Route path="/send" element={gated(scopes, '/send', <SendPage />)} />
           <Route path="/catalog" element={gated(scopes, '/catalog', <CatalogPage />)} />
           <Route path="/wallet" element={gated(scopes, '/wallet', <WalletPage />)} />
+          <Route path="/reports" element={gated(scopes, '/reports', <ReportsPage />)} />
           <Route path="/webhooks" element={gated(scopes, '/webhooks', <WebhooksPage />)} />
           <Route path="/developers" element={gated(scopes, '/developers', <DevelopersPage />)} />
           <Route path="/team" element={gated(scopes, '/team', <TeamPage />)} />

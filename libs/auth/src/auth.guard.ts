@@ -45,7 +45,9 @@ export class AuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     const response = context.switchToHttp().getResponse<Response>();
-    const required = this.reflector.get<Scope>(REQUIRED_SCOPE, context.getHandler());
+    // One scope, or any of several (RequireAnyScope: the handler checks the one the request needs).
+    const required = this.reflector.get<Scope | Scope[]>(REQUIRED_SCOPE, context.getHandler());
+    const anyOf: Scope[] = Array.isArray(required) ? required : [required];
     // API keys and OAuth tokens are not dashboard credentials: a leaked one must not manage keys or people.
     if (this.reflector.get<boolean>(DASHBOARD_ONLY, context.getHandler()) && request.headers.authorization) {
       throw new UnauthorizedError('This endpoint takes a dashboard session, not an API key or OAuth token.');
@@ -58,10 +60,10 @@ export class AuthGuard implements CanActivate {
       assertSameSiteRequest(request, principal.csrfToken ?? '', this.config.publicBaseUrl);
     }
 
-    if (!principal.scopes.has(required)) {
-      const message = `This credential lacks the scope ${required} that this endpoint requires.`;
+    if (!anyOf.some((scope) => principal.scopes.has(scope))) {
+      const message = `This credential lacks the scope ${anyOf.join(' or ')} that this endpoint requires.`;
       // RFC 6750 §3.1: a bearer credential (API key or OAuth token) is told which scope it needs.
-      throw principal.credentialKind === 'session' ? new ForbiddenError(message) : new InsufficientScopeError(required, message);
+      throw principal.credentialKind === 'session' ? new ForbiddenError(message) : new InsufficientScopeError(anyOf.join(' '), message);
     }
     request.principal = principal;
     return true;

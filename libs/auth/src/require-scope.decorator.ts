@@ -22,6 +22,21 @@ export function RequireScope(scope: Scope): MethodDecorator {
 }
 
 /**
+ * A route whose scope depends on what is asked (a report of rewards or of wallet transactions): the
+ * guard lets in a credential holding any of `scopes`, and the handler checks the one the request
+ * needs (docs/auth.md, Scopes). OpenAPI lists each as an alternative.
+ */
+export function RequireAnyScope(...scopes: [Scope, Scope, ...Scope[]]): MethodDecorator {
+  return applyDecorators(
+    SetMetadata(REQUIRED_SCOPE, scopes),
+    UseGuards(AuthGuard),
+    ApiBearerAuth('bearer'),
+    ApiExtension('x-required-scope', scopes),
+    ApiErrorResponses(401, 403, 429),
+  );
+}
+
+/**
  * A dashboard-only route acting on the session's current account: the role there must grant
  * `scope`. An API key or OAuth token gets 401, whatever its scopes.
  */

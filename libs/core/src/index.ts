@@ -50,6 +50,7 @@ export * from './pagination/list-counts';
 export * from './database/read-snapshot';
 export * from './pagination/list-page';
 export * from './pagination/date-range';
+export * from './pagination/list-filters';
 export * from './validation/control-characters';
 export * from './validation/input-shape';
 export * from './validation/api-validation.pipe';

@@ -16,6 +16,7 @@ import {
   toRewardDto,
 } from './dto/reward.dto';
 import { DryRunQueryDto, GetRewardQueryDto, ListRewardsQueryDto } from './dto/reward-query.dto';
+import { rewardListFilterOf } from './reward-reports';
 import { RewardSender, SendOutcome } from './reward-sender.service';
 import { RewardsService } from './rewards.service';
 
@@ -129,7 +130,7 @@ export class RewardsController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListRewardsQueryDto): Promise<RewardListDto> {
     const window = { page: query.page, pageSize: query.page_size, startingAfter: query.starting_after, endingBefore: query.ending_before };
     const created = dateRange({ gte: query.created_gte, lt: query.created_lt }, this.clock.now());
-    const filters = { status: query.status, externalId: query.external_id, type: query.type, campaign: query.campaign, currency: query.currency, created };
+    const filters = rewardListFilterOf(query, created);
     const { views, total, hasMore } = await this.rewards.list(principal.accountId, filters, window);
     return { rewards: views.map((view) => toRewardDto(view)), total, page: query.page, pageSize: query.page_size, hasMore };
   }

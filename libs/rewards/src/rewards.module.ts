@@ -21,6 +21,7 @@ import { RewardRepository } from './lifecycle/reward.repository';
 import { RewardTimeline } from './lifecycle/reward-timeline';
 import { RewardsController } from './rewards.controller';
 import { RewardsService } from './rewards.service';
+import { RewardReports } from './reward-reports';
 
 /**
  * The API side of rewards: endpoints and sending. The jobs of what it commits go to RewardJobs,
@@ -48,8 +49,9 @@ import { RewardsService } from './rewards.service';
     rewardLockTimeoutProvider,
     IssuanceLease,
     MailLease,
+    RewardReports,
   ],
   // The leases and repositories are for the worker side (RewardsWorkerModule); libs/rewards' index does not export them.
-  exports: [RewardsService, RewardLifecycle, RewardCatalog, IssuanceLease, MailLease, RewardRepository, MailJobRepository, WalletModule, CatalogModule],
+  exports: [RewardsService, RewardReports, RewardLifecycle, RewardCatalog, IssuanceLease, MailLease, RewardRepository, MailJobRepository, WalletModule, CatalogModule],
 })
 export class RewardsModule {}

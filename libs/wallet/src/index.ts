@@ -7,3 +7,4 @@ export * from './wallet-worker.module';
 export * from './dto/alert-settings.dto';
 export * from './dto/statement.dto';
 export { WalletStatements, formatAmount } from './statements/wallet-statements.service';
+export * from './wallet-reports';

@@ -12,6 +12,7 @@ import {
   WalletTransactionsQueryDto,
 } from './dto/wallet.dto';
 import { WalletLedger } from './wallet-ledger.service';
+import { walletTransactionFilterOf } from './wallet-reports';
 
 @ApiTags('Wallet')
 @Controller('v1/wallet')
@@ -46,7 +47,7 @@ export class WalletController {
     if (query.currency !== undefined) await this.currencies.check(principal.accountId, query.currency, 'currency');
     const window = { page: query.page, pageSize: query.page_size, startingAfter: query.starting_after, endingBefore: query.ending_before };
     const created = dateRange({ gte: query.created_gte, lt: query.created_lt }, this.clock.now());
-    const filter = { currency: query.currency, kind: query.kind, relatedId: query.related_id, created };
+    const filter = walletTransactionFilterOf(query, created);
     const { items, total, hasMore } = await this.ledger.listTransactions(principal.accountId, window, filter);
     return { transactions: items.map(toWalletTransactionDto), total, hasMore };
   }

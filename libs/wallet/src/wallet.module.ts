@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '@app/account';
 import { CatalogModule } from '@app/catalog';
 import { AuditModule } from '@app/audit';
+import { WalletReports } from './wallet-reports';
 import { Currencies } from './currencies';
 import { WalletTransactionEntity } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
@@ -17,7 +18,7 @@ import { WalletMetrics } from './wallet-metrics';
 @Module({
   imports: [TypeOrmModule.forFeature([WalletEntity, WalletTransactionEntity]), CatalogModule, AccountModule, AuditModule],
   controllers: [WalletController, WalletsController, AlertSettingsController, StatementsController],
-  providers: [WalletLedger, WalletMetrics, Currencies, LowBalanceAlerts, WalletStatements],
-  exports: [WalletLedger, Currencies, WalletStatements],
+  providers: [WalletLedger, WalletMetrics, Currencies, LowBalanceAlerts, WalletStatements, WalletReports],
+  exports: [WalletLedger, Currencies, WalletStatements, WalletReports],
 })
 export class WalletModule {}

@@ -65,6 +65,8 @@ export const queryKeys = {
     endpoints: () => ['webhooks', 'endpoints'] as const,
     deliveries: (endpointId: string) => ['webhooks', 'deliveries', endpointId] as const,
   },
+  /** Reports (docs/reports.md): `reports()` reaches every page of the list. */
+  reports: (page?: number) => (page === undefined ? (['reports'] as const) : (['reports', { page }] as const)),
   apiKeys: () => ['api-keys'] as const,
   team: {
     members: () => ['team', 'members'] as const,

@@ -17,6 +17,8 @@ export const PAGES: readonly Page[] = [
   { to: '/send', label: 'Send', scope: 'rewards:write' },
   { to: '/catalog', label: 'Catalog', scope: 'catalog:read' },
   { to: '/wallet', label: 'Wallet', scope: 'wallet:read' },
+  // Rewards reports need rewards:read, transaction reports wallet:read; every role holds both (the page offers what the session may read).
+  { to: '/reports', label: 'Reports', scope: 'rewards:read' },
   { to: '/webhooks', label: 'Webhooks', scope: 'webhooks:read' },
   { to: '/developers', label: 'Developers', scope: 'api_keys:manage' },
   { to: '/team', label: 'Team', scope: 'team:manage' },

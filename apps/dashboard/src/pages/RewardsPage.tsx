@@ -1,4 +1,4 @@
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { exportCsv } from '../api/export';
 import { fetchRewardsForExport, REWARD_STATUSES, useRewards, type Reward } from '../api/rewards';
 import { DateRangeFields } from '../components/DateRangeFields';
@@ -6,6 +6,7 @@ import { ExportButton } from '../components/ExportButton';
 import { Pager } from '../components/Pager';
 import { RewardsTable } from '../components/RewardsTable';
 import { StatusMessage } from '../components/StatusMessage';
+import { reportLink } from './ReportsPage';
 
 const PAGE_SIZE = 100;
 const REWARD_TYPES = ['FIXED', 'CHOICE'] as const;
@@ -85,6 +86,7 @@ export function RewardsPage() {
             )
           }
         />
+        <Link to={reportLink('rewards', params)}>Report of these rewards…</Link>
       </form>
       {rewards.isPending && <StatusMessage kind="loading">Loading rewards…</StatusMessage>}
       {rewards.isError && <StatusMessage kind="error">{rewards.error.message}</StatusMessage>}

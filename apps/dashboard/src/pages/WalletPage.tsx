@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { exportCsv } from '../api/export';
 import { useFxRates } from '../api/fx';
 import { useHasScope } from '../api/session';
@@ -19,6 +19,7 @@ import { formatCents } from '../format/money';
 import { parseMajorUnits } from '../format/parse-money';
 import { ConvertForm } from './ConvertForm';
 import { StatementSection } from './StatementSection';
+import { reportLink } from './ReportsPage';
 
 const PAGE_SIZE = 50;
 const TRANSACTION_KINDS = ['TOPUP', 'HOLD', 'CAPTURE', 'RELEASE', 'CONVERSION_OUT', 'CONVERSION_IN'] as const;
@@ -124,6 +125,7 @@ export function WalletPage() {
             )
           }
         />
+        <Link to={reportLink('wallet_transactions', params)}>Report of these transactions…</Link>
       </form>
       {transactions.isPending && <StatusMessage kind="loading">Loading transactions…</StatusMessage>}
       {transactions.isError && <StatusMessage kind="error">{transactions.error.message}</StatusMessage>}

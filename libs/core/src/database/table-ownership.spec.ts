@@ -39,6 +39,8 @@ const OWNERS: Record<string, string> = {
   reward_events: 'rewards',
   redemption_links: 'rewards',
   mail_jobs: 'rewards',
+  reports: 'reports',
+  report_chunks: 'reports',
   topups: 'topups',
   wallets: 'wallet',
   wallet_transactions: 'wallet',

@@ -55,7 +55,7 @@ export function base62(value: Uint8Array): string {
   return digits.join('');
 }
 
-export type IdPrefix = 'acct' | 'usr' | 'key' | 'rw' | 'card' | 'evt' | 'we' | 'whd' | 'tu' | 'wtx' | 'oac' | 'conn' | 'mail' | 'ogr' | 'aud' | 'ses' | 'inv' | 'pwr' | 'fxq' | 'fxc' | 'wrp';
+export type IdPrefix = 'acct' | 'usr' | 'key' | 'rw' | 'card' | 'evt' | 'we' | 'whd' | 'tu' | 'wtx' | 'oac' | 'conn' | 'mail' | 'ogr' | 'aud' | 'ses' | 'inv' | 'pwr' | 'fxq' | 'fxc' | 'wrp' | 'rpt';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomToken(16)}`;

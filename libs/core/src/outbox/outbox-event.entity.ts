@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'wallet.credited',
   'wallet.low_balance',
   'catalog.updated',
+  'report.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

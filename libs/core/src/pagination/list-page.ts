@@ -33,6 +33,56 @@ export interface ListSpec<T> {
   order: 'seq' | 'created';
 }
 
+/**
+ * The rows of a list (`spec`'s account, equality filters and creation range) as a condition over
+ * any alias, with its named parameters: what a page reads, and what a report streams
+ * (`readListBatches`), from one definition.
+ */
+export function listConditions(spec: Pick<ListSpec<unknown>, 'accountId' | 'filters' | 'created'>): {
+  params: Record<string, unknown>;
+  matching: (alias: string) => string;
+} {
+  const filters = Object.entries(spec.filters ?? {}).filter(([, value]) => value !== undefined);
+  const params: Record<string, unknown> = { accountId: spec.accountId };
+  const conditions = ['account_id = :accountId'];
+  filters.forEach(([column, value], i) => {
+    conditions.push(`${column} = :filter${i}`);
+    params[`filter${i}`] = value;
+  });
+  if (spec.created) {
+    conditions.push('created_at >= :createdGte', 'created_at < :createdLt');
+    Object.assign(params, { createdGte: spec.created.gte, createdLt: spec.created.lt });
+  }
+  return { params, matching: (alias: string) => conditions.map((c) => `${alias}.${c}`).join(' AND ') };
+}
+
+/**
+ * Every row of a list (a `seq`-ordered table), newest first, `batchSize` at a time: a keyset walk
+ * (`seq < the last seen`), so a report of a million rows holds one batch in memory, each batch is
+ * one short indexed statement and no transaction stays open between them. The walk starts below
+ * the newest seq of its first read, so rows added meanwhile are left out; a row changed meanwhile
+ * shows as it was when its batch was read (docs/reports.md, Consistency). `select` reads a batch
+ * itself, given its condition over alias `t` and its named parameters (e.g. to join other rows).
+ */
+export async function* readListBatches<T extends ObjectLiteral>(
+  manager: EntityManager,
+  spec: Pick<ListSpec<T>, 'entity' | 'accountId' | 'filters' | 'created'>,
+  batchSize: number,
+): AsyncGenerator<T[]> {
+  const { params, matching } = listConditions(spec);
+  let below: string | null = null;
+  for (;;) {
+    const query = manager.getRepository(spec.entity).createQueryBuilder('t').where(matching('t'), params);
+    if (below !== null) query.andWhere('t.seq < :below', { below });
+    // seq is not selected by the entities (select: false): read it beside them.
+    const { entities, raw } = await query.addSelect('t.seq', 't_seq_key').orderBy('t.seq', 'DESC').limit(batchSize).getRawAndEntities();
+    if (entities.length === 0) return;
+    below = String((raw[raw.length - 1] as Record<string, unknown>).t_seq_key);
+    yield entities;
+    if (entities.length < batchSize) return;
+  }
+}
+
 /** A cursor and a page number, or both cursors, are two answers to one question: refused. */
 export function checkListWindow(window: ListWindow): void {
   if (window.startingAfter !== undefined && window.endingBefore !== undefined) {
@@ -90,18 +140,7 @@ export async function readListPage(
 ): Promise<ListPage<unknown>> {
   checkListWindow(window);
   const table = manager.connection.getMetadata(spec.entity).tableName;
-  const filters = Object.entries(spec.filters ?? {}).filter(([, value]) => value !== undefined);
-  const params: Record<string, unknown> = { accountId: spec.accountId };
-  const conditions = ['account_id = :accountId'];
-  filters.forEach(([column, value], i) => {
-    conditions.push(`${column} = :filter${i}`);
-    params[`filter${i}`] = value;
-  });
-  if (spec.created) {
-    conditions.push('created_at >= :createdGte', 'created_at < :createdLt');
-    Object.assign(params, { createdGte: spec.created.gte, createdLt: spec.created.lt });
-  }
-  const matching = (alias: string) => conditions.map((c) => `${alias}.${c}`).join(' AND ');
+  const { params, matching } = listConditions(spec);
   const orderOf = (alias: string, direction: 'DESC' | 'ASC') =>
     spec.order === 'seq' ? `${alias}.seq ${direction}` : `${alias}.created_at ${direction}, ${alias}.id ${direction}`;
   // The total: the kept count, or the matching rows counted (a filter the counts do not keep).

@@ -6,6 +6,7 @@ import { ListFilters1764530000000 } from './1764530000000-list-filters';
 import { SentPerDay1764540000000 } from './1764540000000-sent-per-day';
 import { RewardFx1764460000000 } from './1764460000000-reward-fx';
 import { EventsApiReplay1764720000000 } from './1764720000000-events-api-replay';
+import { Reports1764700000000 } from './1764700000000-reports';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -23,5 +24,6 @@ export const MIGRATIONS = [
   SentPerDay1764540000000,
   LowBalanceAlerts1764600000000,
   LowBalanceMailLease1764610000000,
+  Reports1764700000000,
   EventsApiReplay1764720000000,
 ];

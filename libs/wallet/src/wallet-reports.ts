@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DateRange, listFiltersAsQuery, readListBatches, reportDateRange } from '@app/core';
+import { Currencies } from './currencies';
+import { WalletTransactionsQueryDto } from './dto/wallet.dto';
+import { WalletTransactionEntity, WalletTransactionKind } from './entities/wallet-transaction.entity';
+import type { WalletTransactionFilter } from './wallet-ledger.service';
+
+/** The filters `GET /v1/wallet/transactions` takes (its query, less paging); a transactions report takes the same (docs/reports.md). */
+export const WALLET_TRANSACTION_FILTER_FIELDS = ['currency', 'kind', 'related_id', 'created_gte', 'created_lt'] as const;
+
+/** The transactions list's query as its filter: one reading for the list and for reports. */
+export function walletTransactionFilterOf(query: Omit<WalletTransactionsQueryDto, 'page' | 'page_size'>, created: DateRange | undefined): WalletTransactionFilter {
+  return { currency: query.currency, kind: query.kind, relatedId: query.related_id, created };
+}
+
+/** A transaction's API fields in API order (docs/reports.md, Columns). */
+export const WALLET_TRANSACTION_REPORT_COLUMNS = [
+  'id',
+  'currency',
+  'kind',
+  'availableDeltaCents',
+  'reservedDeltaCents',
+  'description',
+  'relatedType',
+  'relatedId',
+  'createdAt',
+] as const;
+
+/** The rows of a wallet transactions report (docs/reports.md), newest first, a batch at a time. */
+@Injectable()
+export class WalletReports {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly currencies: Currencies,
+  ) {}
+
+  /** The report's filters checked as the list checks its query, the creation range always set; 400 naming `filters.<field>`. */
+  async filters(accountId: string, given: unknown, now: Date): Promise<Record<string, string>> {
+    const query = await listFiltersAsQuery(given, WalletTransactionsQueryDto, WALLET_TRANSACTION_FILTER_FIELDS);
+    if (query.currency !== undefined) await this.currencies.check(accountId, query.currency, 'filters.currency');
+    const created = reportDateRange(query, now);
+    const filter = walletTransactionFilterOf(query, created);
+    const stored: Record<string, string | undefined> = {
+      currency: filter.currency,
+      kind: filter.kind,
+      relatedId: filter.relatedId,
+      createdGte: created.gte.toISOString(),
+      createdLt: created.lt.toISOString(),
+    };
+    return Object.fromEntries(Object.entries(stored).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  }
+
+  async *rows(accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<(string | number)[][]> {
+    const created = { gte: new Date(filters.createdGte), lt: new Date(filters.createdLt) };
+    const equal = { currency: filters.currency, kind: filters.kind as WalletTransactionKind | undefined, related_id: filters.relatedId };
+    for await (const batch of readListBatches(this.dataSource.manager, { entity: WalletTransactionEntity, accountId, filters: equal, created }, batchSize)) {
+      yield batch.map((tx) => [
+        tx.id,
+        tx.currency,
+        tx.kind,
+        tx.availableDeltaCents,
+        tx.reservedDeltaCents,
+        tx.description,
+        tx.relatedType,
+        tx.relatedId,
+        tx.createdAt.toISOString(),
+      ]);
+    }
+  }
+}
