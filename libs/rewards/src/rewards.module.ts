@@ -13,6 +13,7 @@ import { RewardCatalog } from './reward-catalog';
 import { RewardSender } from './reward-sender.service';
 import { RewardDrafts } from './reward-drafts';
 import { SendStatements } from './send-statements';
+import { SendControls } from './send-controls';
 import { IssuanceLease } from './lifecycle/issuance-lease';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { MailLease } from './lifecycle/mail-lease';
@@ -41,6 +42,7 @@ import { RewardsService } from './rewards.service';
     RewardCatalog,
     RewardDrafts,
     SendStatements,
+    SendControls,
     RewardRepository,
     MailJobRepository,
     RewardTimeline,
