@@ -30,6 +30,8 @@ export const AUDIT_ACTIONS = [
   'account.created',
   'oauth_client.created',
   'fx_conversion.created',
+  'approval.decided',
+  'approval_settings.updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

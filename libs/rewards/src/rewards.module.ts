@@ -21,6 +21,8 @@ import { RewardLifecycle, rewardLockTimeoutProvider } from './lifecycle/reward-l
 import { RewardRepository } from './lifecycle/reward.repository';
 import { RewardTimeline } from './lifecycle/reward-timeline';
 import { RewardsController } from './rewards.controller';
+import { ApprovalSettingsController, ApprovalsController } from './approvals/approvals.controller';
+import { Approvals } from './approvals/approvals.service';
 import { RewardsService } from './rewards.service';
 
 /**
@@ -35,7 +37,7 @@ import { RewardsService } from './rewards.service';
     CatalogModule,
     AuditModule,
   ],
-  controllers: [RewardsController],
+  controllers: [RewardsController, ApprovalSettingsController, ApprovalsController],
   providers: [
     RewardSender,
     RewardsService,
@@ -43,6 +45,7 @@ import { RewardsService } from './rewards.service';
     RewardDrafts,
     SendStatements,
     SendControls,
+    Approvals,
     RewardRepository,
     MailJobRepository,
     RewardTimeline,
