@@ -345,7 +345,7 @@ export interface components {
         };
         AuditEntryDto: {
             /** @enum {string} */
-            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created";
+            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "approval.decided" | "approval_settings.updated";
             targetType: string | null;
             targetId: string | null;
             /** @description What changed, in the action's own terms. */
@@ -507,6 +507,11 @@ export interface components {
             lastUsedAt: string | null;
             /** Format: date-time */
             revokedAt: string | null;
+            /** @description Its spending limits; `null` when it has none. */
+            limits: {
+                maxRewardCents: number | null;
+                dailyLimitCents: number | null;
+            } | null;
             /** @description `key_` */
             id: string;
             name: string;
@@ -517,8 +522,22 @@ export interface components {
             apiKeys: components["schemas"]["ApiKeyDto"][];
             total: number;
         };
+        ApiKeyLimitsDto: {
+            /**
+             * @description The most one send through the key may be worth (1 to 100,000,000).
+             * @example 10000
+             */
+            maxRewardCents?: number | null;
+            /**
+             * @description The most the key's sends of the last 24 hours (rolling) may be worth together (1 to 100,000,000).
+             * @example 100000
+             */
+            dailyLimitCents?: number | null;
+        };
         CreateApiKeyDto: {
             scopes: ("read" | "write")[];
+            /** @description Optional spending limits of the key. */
+            limits?: components["schemas"]["ApiKeyLimitsDto"];
             name: string;
         };
         CreatedApiKeyDto: {
@@ -578,7 +597,7 @@ export interface operations {
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
                 /** @description Only entries of this action. */
-                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created";
+                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "approval.decided" | "approval_settings.updated";
             };
             header?: never;
             path?: never;

@@ -88,7 +88,13 @@ export class ApiKeyDto {
   revokedAt: string | null;
 
   /** Its spending limits; `null` when it has none. */
-  @ApiProperty({ type: StoredApiKeyLimitsDto, nullable: true })
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    properties: { maxRewardCents: { type: 'integer', nullable: true }, dailyLimitCents: { type: 'integer', nullable: true } },
+    required: ['maxRewardCents', 'dailyLimitCents'],
+    selfRequired: true,
+  })
   limits: StoredApiKeyLimitsDto | null;
 }
 
