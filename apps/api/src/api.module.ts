@@ -9,7 +9,7 @@ import { AppConfig, InfrastructureModule, MetricsModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
 import { RedemptionModule } from '@app/redemption';
-import { RewardJobs, RewardJobsModule, RewardsModule } from '@app/rewards';
+import { ApprovalsDashboardModule, RewardJobs, RewardJobsModule, RewardsModule } from '@app/rewards';
 import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
 import { WebhooksModule } from '@app/webhooks';
@@ -49,6 +49,7 @@ export class ApiModule {
         OAuthModule,
         AuditModule,
         DashboardModule,
+        ApprovalsDashboardModule,
         MetricsModule.forApi(),
       ],
       controllers: [HealthController, MetricsController],

@@ -15,3 +15,4 @@ export { RewardCatalog, valueRuleOf } from './reward-catalog';
 export type { IssuedCardDto, RewardFxDto } from './dto/reward.dto';
 export { REWARD_FX_SCHEMA } from './dto/reward.dto';
 export { REWARD_SEALED_COLUMNS } from './lifecycle/reward.repository';
+export { ApprovalsDashboardModule } from './approvals/approvals-dashboard.module';

@@ -21,7 +21,7 @@ import { RewardLifecycle, rewardLockTimeoutProvider } from './lifecycle/reward-l
 import { RewardRepository } from './lifecycle/reward.repository';
 import { RewardTimeline } from './lifecycle/reward-timeline';
 import { RewardsController } from './rewards.controller';
-import { ApprovalSettingsController, ApprovalsController } from './approvals/approvals.controller';
+import { ApprovalSettingsController } from './approvals/approvals.controller';
 import { Approvals } from './approvals/approvals.service';
 import { RewardsService } from './rewards.service';
 
@@ -37,7 +37,7 @@ import { RewardsService } from './rewards.service';
     CatalogModule,
     AuditModule,
   ],
-  controllers: [RewardsController, ApprovalSettingsController, ApprovalsController],
+  controllers: [RewardsController, ApprovalSettingsController],
   providers: [
     RewardSender,
     RewardsService,
@@ -55,6 +55,6 @@ import { RewardsService } from './rewards.service';
     MailLease,
   ],
   // The leases and repositories are for the worker side (RewardsWorkerModule); libs/rewards' index does not export them.
-  exports: [RewardsService, RewardLifecycle, RewardCatalog, IssuanceLease, MailLease, RewardRepository, MailJobRepository, WalletModule, CatalogModule],
+  exports: [Approvals, RewardsService, RewardLifecycle, RewardCatalog, IssuanceLease, MailLease, RewardRepository, MailJobRepository, WalletModule, CatalogModule],
 })
 export class RewardsModule {}
