@@ -654,6 +654,12 @@ export interface components {
             /** @description At least 12 characters, not one of the most common passwords. */
             password: string;
         };
+        RewardCreatorDto: {
+            /** @enum {string} */
+            type: "user" | "api_key" | "oauth_app" | "operator";
+            label: string | null;
+            id: string;
+        };
         CredentialDto: {
             /** @enum {string} */
             type: "text" | "url" | "barcode" | "date";
@@ -773,8 +779,13 @@ export interface components {
             /** @description Timeline, oldest first. */
             events: components["schemas"]["RewardEventDto"][];
         };
+        PendingApprovalDto: {
+            /** @description Null for a reward sent before senders were recorded. */
+            createdBy: components["schemas"]["RewardCreatorDto"] | null;
+            reward: components["schemas"]["RewardDto"];
+        };
         PendingApprovalListDto: {
-            rewards: components["schemas"]["RewardDto"][];
+            approvals: components["schemas"]["PendingApprovalDto"][];
         };
         RewardResponseDto: {
             reward: components["schemas"]["RewardDto"];

@@ -122,7 +122,9 @@ describe('Approvals', () => {
     expect((await sender.post(`/dashboard/api/approvals/${id}/approve`)).status).toBe(403);
     const byKey = await fetch(`${t.baseUrl}/dashboard/api/approvals/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${m.key}` } });
     expect(byKey.status).toBe(401);
-    expect((await sender.get('/dashboard/api/approvals')).body.rewards.map((r: { id: string }) => r.id)).toEqual([id]);
+    expect((await sender.get('/dashboard/api/approvals')).body.approvals).toEqual([
+      expect.objectContaining({ reward: expect.objectContaining({ id }), createdBy: { type: 'user', id: expect.stringMatching(/^usr_/), label: expect.any(String) } }),
+    ]);
     expect((await sender.get('/dashboard/api/approvals/count')).body).toEqual({ count: 1 });
 
     const owner = await signedIn(t, { email: m.email, password: m.password });

@@ -2,12 +2,14 @@ import type { ReactNode } from 'react';
 import { NavLink } from 'react-router';
 import type { DashboardSession } from '../api/session';
 import { useSignOut, useSwitchAccount } from '../api/session';
+import { usePendingApprovalCount } from '../api/approvals';
 import type { Page } from './navigation';
 
 /** The top bar (account switcher, who is signed in, sign out) and the navigation of `pages`. */
 export function AppShell({ session, pages, children }: { session: DashboardSession; pages: readonly Page[]; children: ReactNode }) {
   const signOut = useSignOut();
   const switchAccount = useSwitchAccount();
+  const pending = usePendingApprovalCount(pages.some((page) => page.to === '/approvals'));
   return (
     <div className="shell">
       <header className="topbar">
@@ -39,6 +41,12 @@ export function AppShell({ session, pages, children }: { session: DashboardSessi
             <li key={page.to}>
               <NavLink to={page.to} end={page.to === '/'}>
                 {page.label}
+                {page.to === '/approvals' && !!pending.data && (
+                  <span className="badge">
+                    {pending.data}
+                    <span className="visually-hidden"> waiting</span>
+                  </span>
+                )}
               </NavLink>
             </li>
           ))}

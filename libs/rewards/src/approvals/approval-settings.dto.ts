@@ -38,7 +38,26 @@ export const UPDATE_APPROVAL_SETTINGS_EXAMPLES: RequestExamples<UpdateApprovalSe
   none: { summary: 'No send needs approval', value: { approvalSettings: { thresholdCents: null } } },
 };
 
+/** Who sent a reward: a dashboard user (`label`: e-mail), an API key (its name) or an OAuth app (its name). */
+export class RewardCreatorDto {
+  @ApiProperty({ enum: ['user', 'api_key', 'oauth_app', 'operator'] })
+  type: 'user' | 'api_key' | 'oauth_app' | 'operator';
+
+  id: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  label: string | null;
+}
+
+export class PendingApprovalDto {
+  reward: RewardDto;
+
+  /** Null for a reward sent before senders were recorded. */
+  @ApiProperty({ type: RewardCreatorDto, nullable: true })
+  createdBy: RewardCreatorDto | null;
+}
+
 /** The sends waiting for a decision, oldest first. */
 export class PendingApprovalListDto {
-  rewards: RewardDto[];
+  approvals: PendingApprovalDto[];
 }

@@ -57,7 +57,14 @@ export class ApprovalsController {
   @RequireDashboardScope('rewards:read')
   @ApiOperation({ operationId: 'listPendingApprovals', summary: 'Sends waiting for approval, oldest first (at most 200)' })
   async list(@CurrentPrincipal() principal: Principal): Promise<PendingApprovalListDto> {
-    return { rewards: (await this.approvals.pending(principal.accountId)).map((view) => toRewardDto(view)) };
+    const views = await this.approvals.pending(principal.accountId);
+    const labels = await this.approvals.senderLabels(views);
+    return {
+      approvals: views.map((view) => {
+        const { createdByType: type, createdById: id } = view.reward;
+        return { reward: toRewardDto(view), createdBy: type && id ? { type, id, label: labels.get(id) ?? null } : null };
+      }),
+    };
   }
 
   @Get('count')

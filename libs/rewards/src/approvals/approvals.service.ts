@@ -54,6 +54,20 @@ export class Approvals {
     return { thresholdCents };
   }
 
+  /** The labels of the senders of `views` (a user's e-mail, a key's or an app's name), by their id. */
+  async senderLabels(views: RewardView[]): Promise<Map<string, string>> {
+    const ids = [...new Set(views.map((v) => v.reward.createdById).filter((id): id is string => id !== null))];
+    if (ids.length === 0) return new Map();
+    const rows = await queryRows<{ id: string; label: string }>(
+      this.dataSource.manager,
+      `SELECT id, email AS label FROM users WHERE id = ANY($1::text[])
+       UNION ALL SELECT id, name FROM api_keys WHERE id = ANY($1::text[])
+       UNION ALL SELECT id, name FROM oauth_clients WHERE id = ANY($1::text[])`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.label]));
+  }
+
   /** The account's sends waiting for a decision, oldest first. */
   async pending(accountId: string): Promise<RewardView[]> {
     const rows: Record<string, unknown>[] = await this.dataSource.query(
