@@ -47,6 +47,8 @@ const ORDER = [
   'getRewardLedger',
   'resendReward',
   'cancelReward',
+  'getApprovalSettings',
+  'updateApprovalSettings',
   'getCatalogRules',
   'replaceCatalogRules',
   'createWebhookEndpoint',
