@@ -15,7 +15,7 @@ import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, T
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** The navigation of the dashboard, in order, as people (and outside tests) find it. */
-const NAV = ['Overview', 'Rewards', 'Send', 'Catalog', 'Wallet', 'Webhooks', 'Developers', 'Team', 'Settings', 'Audit log'];
+const NAV = ['Overview', 'Rewards', 'Send', 'Approvals', 'Catalog', 'Wallet', 'Webhooks', 'Developers', 'Team', 'Settings', 'Audit log'];
 
 /** RFC 6238 (SHA-1, 30 s, 6 digits), written here so the test checks the server against the standard, not against itself. */
 function totp(base32Secret: string, at = Date.now()): string {
