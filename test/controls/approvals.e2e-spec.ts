@@ -2,24 +2,26 @@ import { DataSource } from 'typeorm';
 import { Sweepers } from '@app/core';
 import { APPROVAL_EXPIRY_SWEEP } from '../../libs/rewards/src/reward-background.jobs';
 import { addMember, signedIn } from '../support/dashboard';
-import { DashboardClient } from '../support/dashboard-client';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
 import { RecipientClient, tokenOf } from '../support/redemption';
 import { catalogPicks, choiceReward, fixedReward, fund } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 /** Four-eyes approvals (docs/controls.md, Approvals). */
 describe('Approvals', () => {
   const smtp = new SmtpSink();
+  let receiver: WebhookReceiver;
   let t: TestApp;
   let worker: TestWorker;
   let db: DataSource;
   let recipientSide: RecipientClient;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { ...(await isolatedDatabase()), SMTP_URL: await smtp.start() } });
+    receiver = await new WebhookReceiver().start();
+    t = await startTestApp({ env: { ...(await isolatedDatabase()), SMTP_URL: await smtp.start(), WEBHOOK_RETRY_BASE_MS: '50' } });
     worker = await startTestWorker(t);
     db = t.app.get(DataSource);
     recipientSide = new RecipientClient(t);
@@ -28,6 +30,7 @@ describe('Approvals', () => {
     await worker?.close();
     await t?.close();
     await smtp.stop();
+    await receiver.close(); // fails the suite if a delivery broke the contract
   });
 
   /** A funded merchant whose sends of $100 or more need approval, and an admin to decide. */
@@ -69,6 +72,8 @@ describe('Approvals', () => {
 
   it('a send at the threshold waits: CREATED, value held, nothing reaches the recipient, the link offers nothing; one below goes', async () => {
     const { m } = await setUp();
+    const hook = await t.api.as(m.key).post('/v1/webhook-endpoints', { url: receiver.url(`/approvals-${m.accountId}`), events: ['reward.approval_required'] });
+    expect(hook.status).toBe(201);
     const below = await send(m, choiceReward(9_999));
     expect(below.reward).toMatchObject({ status: 'SENT', approval: null });
 
@@ -92,6 +97,10 @@ describe('Approvals', () => {
 
     // The e-mail of the send below the threshold went; none for the one waiting.
     await smtp.waitFor((mail) => mail.to.includes(below.reward.recipientEmail));
+    // The webhook of the waiting send, checked against the contract by the receiver; none for the other.
+    const delivered = await eventually(async () => receiver.at(`/approvals-${m.accountId}`)[0]);
+    expect(delivered.json).toMatchObject({ type: 'reward.approval_required', data: { id: held.reward.id, status: 'CREATED', valueCents: 10_000 } });
+    expect(receiver.at(`/approvals-${m.accountId}`)).toHaveLength(1);
     expect(smtp.messages.some((mail) => mail.to.includes(held.reward.recipientEmail))).toBe(false);
     await expectLedgerInvariants(db, m.accountId);
   });

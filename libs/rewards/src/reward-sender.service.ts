@@ -11,7 +11,7 @@ import { RewardJobs } from './reward-jobs';
 import { crossFieldIssues, parseRewardRequest, sourceOf } from './reward-request';
 import { PlannedReward, RewardDrafts, WrittenReward, writtenRewards } from './reward-drafts';
 import { payingWallet, SendStatements } from './send-statements';
-import { creatorOf, dailyLimitError, MidRateCache, SendControls, SendRules } from './send-controls';
+import { creatorOf, dailyLimitError, MidRateCache, SendControls } from './send-controls';
 
 export interface SendOutcome<T> {
   status: number;
