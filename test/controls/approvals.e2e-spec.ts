@@ -90,6 +90,9 @@ describe('Approvals', () => {
     expect(state.body.cards).toEqual([]);
     expect(state.body.brands).toEqual([]);
     expect(state.body.reward).toMatchObject({ canPick: false, availableAt: null });
+    const html = await recipientSide.page(token);
+    expect(html.status).toBe(200);
+    expect(html.body).toContain('This reward is not available yet.');
     expect((await reward(m, held.reward.id)).openedAt).toBeNull();
     const picks = await catalogPicks(t, m.key);
     expect((await recipientSide.pick(token, { utid: picks.variableUsd.utid, amountCents: picks.variableUsd.minCents! })).status).toBe(422);

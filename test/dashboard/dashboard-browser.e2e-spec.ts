@@ -359,7 +359,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
 
     const { context, page } = await signedIn(DESKTOP, { email: 'viewer@example.com', password: 'viewer passphrase that is long' });
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links).toEqual(['Overview', 'Rewards', 'Catalog', 'Wallet', 'Webhooks', 'Settings']);
+    expect(links).toEqual(['Overview', 'Rewards', 'Approvals', 'Catalog', 'Wallet', 'Webhooks', 'Settings']);
     await nav(page, 'Wallet').click();
     await page.getByRole('heading', { name: 'Wallet' }).waitFor();
     await expect(page.getByRole('button', { name: 'Top up' }).count()).resolves.toBe(0);
