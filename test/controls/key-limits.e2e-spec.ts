@@ -59,6 +59,23 @@ describe('API key limits', () => {
     expect((await wallet(m)).availableCents).toBe(86_000);
   });
 
+  it('a reward in another currency counts at the current mid rate', async () => {
+    const m = await seedMerchant(t);
+    await fund(t, m, 100_000);
+    const { secret } = await makeKey(m, { maxRewardCents: 10_000 });
+    const rates = (await t.api.as(m.key).get('/v1/fx/rates?from=EUR')).body.rates as { to: string; midRate: number }[];
+    const mid = rates.find((r) => r.to === 'USD')!.midRate;
+    // The largest EUR value worth at most $100.00 at the mid rate, and one cent more.
+    let eur = Math.floor(10_000 / mid);
+    while (Math.round((eur + 1) * mid) <= 10_000) eur += 1;
+    while (Math.round(eur * mid) > 10_000) eur -= 1;
+    const over = await t.api.as(secret).post('/v1/rewards', choiceReward(eur + 1, { currency: 'EUR', fundingCurrency: 'USD' }));
+    expect(over.status).toBe(422);
+    expect(over.body.message).toContain('maxRewardCents');
+    const within = await t.api.as(secret).post('/v1/rewards', choiceReward(eur, { currency: 'EUR', fundingCurrency: 'USD' }));
+    expect(within.status).toBe(201);
+  });
+
   it('50 parallel sends against a daily limit that allows 10: exactly 10 go, the ledger balances', async () => {
     const m = await seedMerchant(t);
     await fund(t, m, 100_000);
