@@ -4,6 +4,7 @@ import { APPROVAL_EXPIRY_SWEEP } from '../../libs/rewards/src/reward-background.
 import { addMember, signedIn } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually } from '../support/processes';
+import { connect, registerApp } from '../support/oauth';
 import { RecipientClient, tokenOf } from '../support/redemption';
 import { catalogPicks, choiceReward, fixedReward, fund } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
@@ -52,7 +53,7 @@ describe('Approvals', () => {
   const eventTypes = async (id: string) =>
     ((await db.query(`SELECT type FROM events WHERE data->>'id' = $1 ORDER BY seq`, [id])) as { type: string }[]).map((e) => e.type);
 
-  it('settings: read and replaced with account scopes; out of range is 400; the audit log records the change', async () => {
+  it('settings: read and replaced with account scopes (OAuth apps only read them); out of range is 400; the audit log records the change', async () => {
     const m = await seedMerchant(t);
     expect((await t.api.as(m.readKey).get('/v1/account/approval-settings')).body).toEqual({ approvalSettings: { thresholdCents: null } });
     expect((await t.api.as(m.readKey).put('/v1/account/approval-settings', { approvalSettings: { thresholdCents: 5 } })).status).toBe(403);
@@ -67,6 +68,18 @@ describe('Approvals', () => {
     expect((await t.api.as(m.readKey).get('/v1/account/approval-settings')).body).toEqual({ approvalSettings: { thresholdCents: 25_000 } });
     const [entry] = await db.query(`SELECT metadata FROM audit_log WHERE account_id = $1 AND action = 'approval_settings.updated'`, [m.accountId]);
     expect(entry.metadata).toMatchObject({ thresholdCents: 25_000, previousThresholdCents: null });
+
+    // An OAuth app reads the setting but cannot change it; its sends wait like any other's.
+    await fund(t, m, 50_000);
+    const app = await registerApp(t, ['account:read', 'rewards:write']);
+    const tokens = await connect(t, app, m, 'account:read rewards:write');
+    const asApp = t.api.as(tokens.access_token);
+    expect((await asApp.get('/v1/account/approval-settings')).body).toEqual({ approvalSettings: { thresholdCents: 25_000 } });
+    expect((await asApp.put('/v1/account/approval-settings', { approvalSettings: { thresholdCents: null } })).status).toBe(403);
+    const byApp = await asApp.post('/v1/rewards', choiceReward(25_000));
+    expect(byApp.status).toBe(201);
+    expect(byApp.body.reward).toMatchObject({ status: 'CREATED', source: 'oauth', approval: { status: 'PENDING' } });
+
     expect((await t.api.as(m.key).put('/v1/account/approval-settings', { approvalSettings: { thresholdCents: null } })).status).toBe(200);
   });
 
