@@ -119,6 +119,11 @@ describe('dashboard controls in a real browser (Debian chromium)', () => {
     await expectAccessible(page, 'Approvals (phone)');
     await expectNoSidewaysScroll(page, 'Approvals (phone)');
     await page.screenshot({ path: artifact('dashboard-approvals-phone.png'), fullPage: true });
+    // The reward's own page says it waits.
+    await page.getByRole('link', { name: waiting.id }).click();
+    await page.getByText('Waiting for an admin or owner (Approvals page)').waitFor();
+    await page.goBack();
+    await page.getByRole('cell', { name: 'big.send@example.com' }).waitFor();
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('button', { name: 'Yes, approve' }).click();
     await page.getByText('Approved: the reward is on its way.').waitFor();
