@@ -331,6 +331,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sends waiting for approval, oldest first (at most 200) */
+        get: operations["listPendingApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/approvals/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many sends wait for approval (the navigation badge) */
+        get: operations["countPendingApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/approvals/{rewardId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a send: it goes out as a normal send
+         * @description Admins and owners only, never the user who sent it (403). Already decided, or no longer `CREATED`: 422.
+         */
+        post: operations["approveReward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/approvals/{rewardId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a send: it is cancelled and its whole value returned
+         * @description Admins and owners only, never the user who sent it (403). Already decided, or no longer `CREATED`: 422.
+         */
+        post: operations["rejectReward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -345,7 +419,7 @@ export interface components {
         };
         AuditEntryDto: {
             /** @enum {string} */
-            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested";
+            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated";
             targetType: string | null;
             targetId: string | null;
             /** @description What changed, in the action's own terms. */
@@ -507,6 +581,11 @@ export interface components {
             lastUsedAt: string | null;
             /** Format: date-time */
             revokedAt: string | null;
+            /** @description Its spending limits; `null` when it has none. */
+            limits: {
+                maxRewardCents: number | null;
+                dailyLimitCents: number | null;
+            } | null;
             /** @description `key_` */
             id: string;
             name: string;
@@ -517,8 +596,22 @@ export interface components {
             apiKeys: components["schemas"]["ApiKeyDto"][];
             total: number;
         };
+        ApiKeyLimitsDto: {
+            /**
+             * @description The most one send through the key may be worth (1 to 100,000,000).
+             * @example 10000
+             */
+            maxRewardCents?: number | null;
+            /**
+             * @description The most the key's sends of the last 24 hours (rolling) may be worth together (1 to 100,000,000).
+             * @example 100000
+             */
+            dailyLimitCents?: number | null;
+        };
         CreateApiKeyDto: {
             scopes: ("read" | "write")[];
+            /** @description Optional spending limits of the key. */
+            limits?: components["schemas"]["ApiKeyLimitsDto"];
             name: string;
         };
         CreatedApiKeyDto: {
@@ -561,6 +654,147 @@ export interface components {
             /** @description At least 12 characters, not one of the most common passwords. */
             password: string;
         };
+        RewardCreatorDto: {
+            /** @enum {string} */
+            type: "user" | "api_key" | "oauth_app" | "operator";
+            label: string | null;
+            id: string;
+        };
+        CredentialDto: {
+            /** @enum {string} */
+            type: "text" | "url" | "barcode" | "date";
+            /** @description What the value is, e.g. "Card number". */
+            label: string;
+            /** @description The value; all but the last 4 characters are masked unless `include_credentials=true`. */
+            value: string;
+        };
+        IssuedCardDto: {
+            amountCents: number;
+            /**
+             * @description PENDING while issuing; ISSUED; FAILED (value re-credited); CANCELED (FIXED reward cancelled before issuance).
+             * @enum {string}
+             */
+            status: "PENDING" | "ISSUED" | "FAILED" | "CANCELED";
+            redemptionInstructions: string | null;
+            /** Format: date-time */
+            issuedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            brandImageUrl: string | null;
+            /** @description Card identifier (`card_`). */
+            id: string;
+            utid: string;
+            /** @description Item name as the catalog gave it when the card was chosen. */
+            rewardName: string;
+            currency: string;
+            brandName: string;
+            /** @description Empty until the card is issued. */
+            credentials: components["schemas"]["CredentialDto"][];
+        };
+        RewardEventDto: {
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The `evt_` id, the same as the webhook event's where there is one. */
+            id: string;
+            /** @description A webhook event name that concerns this reward, or `reward.resent`. */
+            type: string;
+        };
+        RewardDto: {
+            /** @enum {string} */
+            type: "FIXED" | "CHOICE";
+            /** @enum {string} */
+            status: "CREATED" | "SENT" | "OPENED" | "PARTIALLY_REDEEMED" | "REDEEMED" | "EXPIRED" | "CANCELED";
+            faceValueCents: number;
+            /** @description Value not yet turned into cards. */
+            remainingValueCents: number;
+            /** @description Set when the send converted the value from another wallet (`fundingCurrency`); null when it was held from the reward currency's own wallet. */
+            fx: {
+                /**
+                 * @description The wallet the value was converted from.
+                 * @example USD
+                 */
+                fundingCurrency: string;
+                /**
+                 * @description Units of the reward's currency per one unit of `fundingCurrency`, as applied (markup included, 8 decimals at most).
+                 * @example 0.92
+                 */
+                rate: number;
+                /**
+                 * Format: int64
+                 * @description What the send took from the `fundingCurrency` wallet, in its cents: `ceil(valueCents / rate)`.
+                 */
+                fundedCents: number;
+            } | null;
+            /** @description Set when the send was at or above the account’s approval threshold: `PENDING` (it stays `CREATED`, nothing reaches the recipient), `APPROVED` (sent) or `REJECTED` (cancelled, its value returned). Null when it needed no approval. */
+            approval: {
+                /** @enum {string} */
+                status: "PENDING" | "APPROVED" | "REJECTED";
+                /** @description The dashboard user who decided (`label`: their e-mail); null while pending and for the rejection after 30 days undecided. */
+                decidedBy: {
+                    /** @enum {string} */
+                    type: "user";
+                    /** @description `usr_` */
+                    id: string;
+                    label: string;
+                } | null;
+                /** Format: date-time */
+                decidedAt: string | null;
+            } | null;
+            recipientLastName: string | null;
+            message: string | null;
+            /** @description FIXED: the catalog item. */
+            utid: string | null;
+            /** @description CHOICE: the brands the recipient may pick from; null means the whole catalog. */
+            allowedBrandKeys: string[] | null;
+            campaign: string | null;
+            externalId: string | null;
+            /**
+             * @description How it was sent: api, bulk, dashboard or oauth.
+             * @enum {string}
+             */
+            source: "api" | "bulk" | "dashboard" | "oauth";
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: date-time */
+            sentAt: string | null;
+            /** Format: date-time */
+            openedAt: string | null;
+            /** Format: date-time */
+            redeemedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description FIXED: brand at send time. */
+            brandName: string | null;
+            brandImageUrl: string | null;
+            /** @description Reward identifier (`rw_`). */
+            id: string;
+            /** @description The reward's currency: its value, its cards and the wallet it is held in (and returns to on cancel, expiry or a failed card). */
+            currency: string;
+            recipientEmail: string;
+            recipientFirstName: string;
+            issuedCards: components["schemas"]["IssuedCardDto"][];
+            /** @description Timeline, oldest first. */
+            events: components["schemas"]["RewardEventDto"][];
+        };
+        PendingApprovalDto: {
+            /** @description Null for a reward sent before senders were recorded. */
+            createdBy: components["schemas"]["RewardCreatorDto"] | null;
+            reward: components["schemas"]["RewardDto"];
+        };
+        PendingApprovalListDto: {
+            approvals: components["schemas"]["PendingApprovalDto"][];
+        };
+        RewardResponseDto: {
+            reward: components["schemas"]["RewardDto"];
+            /**
+             * @description The reward's redemption link (`{base_url}/r/{token}`), the one the create response and every
+             *     e-mail carry; only with `include_credentials=true`.
+             */
+            redemptionUrl?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -578,7 +812,7 @@ export interface operations {
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
                 /** @description Only entries of this action. */
-                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested";
+                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated";
             };
             header?: never;
             path?: never;
@@ -1985,6 +2219,234 @@ export interface operations {
             };
             /** @description Briefly busy; nothing was changed. Retry after `Retry-After`. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listPendingApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingApprovalListDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    countPendingApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    approveReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward (`rw_`) waiting for approval. */
+                rewardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource, or it belongs to another account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Well formed, but cannot be fulfilled. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    rejectReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward (`rw_`) waiting for approval. */
+                rewardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource, or it belongs to another account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Well formed, but cannot be fulfilled. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

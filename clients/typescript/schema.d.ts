@@ -471,6 +471,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/approval-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The approval threshold of sends */
+        get: operations["getApprovalSettings"];
+        /**
+         * Set the approval threshold of sends
+         * @description A send worth `thresholdCents` or more (in the primary currency; other currencies at the current mid rate), from any credential, is created with its value held and stays `CREATED` with `approval.status` `PENDING` until a dashboard admin or owner other than its sender approves or rejects it (webhook event `reward.approval_required`); undecided after 30 days, it is rejected. `null`: no send needs approval. Needs an API key with `write`; OAuth tokens cannot change it (403).
+         */
+        put: operations["updateApprovalSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reports": {
         parameters: {
             query?: never;
@@ -1390,6 +1411,21 @@ export interface components {
                  */
                 fundedCents: number;
             } | null;
+            /** @description Set when the send was at or above the account’s approval threshold: `PENDING` (it stays `CREATED`, nothing reaches the recipient), `APPROVED` (sent) or `REJECTED` (cancelled, its value returned). Null when it needed no approval. */
+            approval: {
+                /** @enum {string} */
+                status: "PENDING" | "APPROVED" | "REJECTED";
+                /** @description The dashboard user who decided (`label`: their e-mail); null while pending and for the rejection after 30 days undecided. */
+                decidedBy: {
+                    /** @enum {string} */
+                    type: "user";
+                    /** @description `usr_` */
+                    id: string;
+                    label: string;
+                } | null;
+                /** Format: date-time */
+                decidedAt: string | null;
+            } | null;
             recipientLastName: string | null;
             message: string | null;
             /** @description FIXED: the catalog item. */
@@ -1491,6 +1527,21 @@ export interface components {
                  * @description What the send took from the `fundingCurrency` wallet, in its cents: `ceil(valueCents / rate)`.
                  */
                 fundedCents: number;
+            } | null;
+            /** @description Set when the send was at or above the account’s approval threshold: `PENDING` (it stays `CREATED`, nothing reaches the recipient), `APPROVED` (sent) or `REJECTED` (cancelled, its value returned). Null when it needed no approval. */
+            approval: {
+                /** @enum {string} */
+                status: "PENDING" | "APPROVED" | "REJECTED";
+                /** @description The dashboard user who decided (`label`: their e-mail); null while pending and for the rejection after 30 days undecided. */
+                decidedBy: {
+                    /** @enum {string} */
+                    type: "user";
+                    /** @description `usr_` */
+                    id: string;
+                    label: string;
+                } | null;
+                /** Format: date-time */
+                decidedAt: string | null;
             } | null;
             recipientLastName: string | null;
             message: string | null;
@@ -1639,6 +1690,22 @@ export interface components {
             /** @description Every wallet transaction of the reward and of its cards, oldest first. */
             transactions: components["schemas"]["WalletTransactionDto"][];
         };
+        ApprovalSettingsDto: {
+            /**
+             * Format: int32
+             * @description Sends worth this much or more, in the account's primary currency's minor units (1 to
+             *     100,000,000; rewards in other currencies at the current mid rate), wait for an admin's or
+             *     owner's approval. `null`: no send needs approval.
+             * @example 50000
+             */
+            thresholdCents: number | null;
+        };
+        ApprovalSettingsResponseDto: {
+            approvalSettings: components["schemas"]["ApprovalSettingsDto"];
+        };
+        UpdateApprovalSettingsDto: {
+            approvalSettings: components["schemas"]["ApprovalSettingsDto"];
+        };
         ReportFiltersDto: {
             /**
              * @description `rewards`, `cards`: the reward status.
@@ -1731,7 +1798,7 @@ export interface components {
              */
             url: string;
             /** @description Event names to receive; an empty array subscribes to every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
             /** @description A note for your own reference. */
             description?: string;
         };
@@ -1740,7 +1807,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description Subscribed event names; empty means every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
             /** @description Set when the service paused the endpoint itself (its receiver answered 410 Gone); null otherwise. */
             pausedReason: string | null;
             /**
@@ -1777,7 +1844,7 @@ export interface components {
              */
             url?: string;
             /** @description Replaces the subscription; an empty array subscribes to every event. */
-            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
+            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
             /** @description A note for your own reference; null clears it. */
             description?: string | null;
             /** @description `false` pauses the endpoint: it receives nothing, and deliveries already pending wait. `true` resumes them. */
@@ -1901,7 +1968,7 @@ export interface components {
              * @example wallet.credited
              * @enum {string}
              */
-            type: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
+            type: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
             /** Format: date-time */
             createdAt: string;
             /**
@@ -2227,6 +2294,22 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["WebhookRewardData"];
         };
+        /** @description The `reward.approval_required` event. */
+        RewardApprovalRequiredEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.approval_required";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardData"];
+        };
         /** @description The `card.issued` event. */
         CardIssuedEvent: {
             /** @description Event id; the same in every delivery of this event. */
@@ -2340,7 +2423,7 @@ export interface components {
             data: components["schemas"]["WebhookPingData"];
         };
         /** @description What the service POSTs to a webhook endpoint: one event, signed. */
-        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["CatalogUpdatedEvent"] | components["schemas"]["ReportCompletedEvent"] | components["schemas"]["PingEvent"];
+        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["RewardApprovalRequiredEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["CatalogUpdatedEvent"] | components["schemas"]["ReportCompletedEvent"] | components["schemas"]["PingEvent"];
         /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward` and `redemptionUrl`), or the answer of a dry run (`dry_run=true`): `reward` as it would be created, without ids, with `fx` when it would be converted; nothing is held, stored or sent, and no `Idempotency-Key` is consumed. */
         CreateReward200Response: components["schemas"]["CreateRewardResponseDto"] | {
             reward: components["schemas"]["DryRunRewardDto"];
@@ -5928,6 +6011,248 @@ export interface operations {
             };
         };
     };
+    getApprovalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalSettingsResponseDto"];
+                };
+            };
+            /** @description Input no field accepts: a NUL character (U+0000) in the path, the query or the body, or a JSON body nested too deep. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateApprovalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateApprovalSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalSettingsResponseDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     listReports: {
         parameters: {
             query?: {
@@ -7997,7 +8322,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this type. */
-                type?: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
+                type?: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
                 /** @description Only items created at or after this instant (ISO 8601). Default with `created_lt`: 366 days before it. */
                 created_gte?: string;
                 /** @description Only items created before this instant (ISO 8601). Default with `created_gte`: now. At most 366 days after `created_gte`. */

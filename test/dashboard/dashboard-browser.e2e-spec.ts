@@ -15,7 +15,7 @@ import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, T
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** The navigation of the dashboard, in order, as people (and outside tests) find it. */
-const NAV = ['Overview', 'Rewards', 'Send', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Developers', 'Team', 'Settings', 'Audit log'];
+const NAV = ['Overview', 'Rewards', 'Send', 'Approvals', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Developers', 'Team', 'Settings', 'Audit log'];
 
 /** RFC 6238 (SHA-1, 30 s, 6 digits), written here so the test checks the server against the standard, not against itself. */
 function totp(base32Secret: string, at = Date.now()): string {
@@ -487,7 +487,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
 
     const { context, page } = await signedIn(DESKTOP, { email: 'viewer@example.com', password: 'viewer passphrase that is long' });
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links).toEqual(['Overview', 'Rewards', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Settings']);
+    expect(links).toEqual(['Overview', 'Rewards', 'Approvals', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Settings']);
     await nav(page, 'Wallet').click();
     await page.getByRole('heading', { name: 'Wallet' }).waitFor();
     await expect(page.getByRole('button', { name: 'Top up' }).count()).resolves.toBe(0);

@@ -49,6 +49,8 @@ const ORDER = [
   'getRewardLedger',
   'resendReward',
   'cancelReward',
+  'getApprovalSettings',
+  'updateApprovalSettings',
   'getCatalogRules',
   'replaceCatalogRules',
   'createWebhookEndpoint',

@@ -442,6 +442,8 @@ CREATE TABLE public.accounts (
     brand_color text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    approval_threshold_cents bigint,
+    CONSTRAINT accounts_approval_threshold_cents_check CHECK (((approval_threshold_cents >= 1) AND (approval_threshold_cents <= 100000000))),
     CONSTRAINT accounts_brand_color_check CHECK ((brand_color ~ '^#[0-9A-Fa-f]{6}$'::text)),
     CONSTRAINT accounts_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
     CONSTRAINT accounts_logo_url_check CHECK ((logo_url ~ '^https://'::text)),
@@ -468,7 +470,11 @@ CREATE TABLE public.api_keys (
     revoked_at timestamp with time zone,
     created_by_user_id text,
     granted_scopes text[],
+    max_reward_cents bigint,
+    daily_limit_cents bigint,
+    CONSTRAINT api_keys_daily_limit_cents_check CHECK (((daily_limit_cents >= 1) AND (daily_limit_cents <= 100000000))),
     CONSTRAINT api_keys_granted_scopes_check CHECK (((created_by_user_id IS NULL) OR (granted_scopes IS NOT NULL))),
+    CONSTRAINT api_keys_max_reward_cents_check CHECK (((max_reward_cents >= 1) AND (max_reward_cents <= 100000000))),
     CONSTRAINT api_keys_name_check CHECK ((char_length(name) <= 100)),
     CONSTRAINT api_keys_scopes_check CHECK (((cardinality(scopes) > 0) AND (scopes <@ ARRAY['read'::text, 'write'::text])))
 );
@@ -1006,6 +1012,7 @@ CREATE TABLE public.reward_cards (
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     issuing_since timestamp with time zone,
     issue_attempts integer DEFAULT 0 NOT NULL,
+    held_for_approval boolean DEFAULT false NOT NULL,
     CONSTRAINT reward_cards_amount_check CHECK ((amount_cents > 0)),
     CONSTRAINT reward_cards_issue_attempts_check CHECK ((issue_attempts >= 0)),
     CONSTRAINT reward_cards_issued_check CHECK (((status = 'ISSUED'::text) = ((credentials IS NOT NULL) AND (issued_at IS NOT NULL)))),
@@ -1092,7 +1099,16 @@ CREATE TABLE public.rewards (
     fx_funding_currency character(3),
     fx_rate numeric(24,8),
     fx_funded_cents bigint,
+    created_by_type text,
+    created_by_id text,
+    limit_value_cents bigint,
+    approval_status text,
+    approval_decided_by_id text,
+    approval_decided_by_label text,
+    approval_decided_at timestamp with time zone,
+    CONSTRAINT rewards_approval_status_check CHECK ((approval_status = ANY (ARRAY['PENDING'::text, 'APPROVED'::text, 'REJECTED'::text]))),
     CONSTRAINT rewards_closed_check CHECK (((status <> ALL (ARRAY['CANCELED'::text, 'EXPIRED'::text])) OR (remaining_value_cents = 0))),
+    CONSTRAINT rewards_created_by_type_check CHECK ((created_by_type = ANY (ARRAY['user'::text, 'api_key'::text, 'oauth_app'::text, 'operator'::text]))),
     CONSTRAINT rewards_face_value_check CHECK (((face_value_cents >= 1) AND (face_value_cents <= 100000000))),
     CONSTRAINT rewards_fixed_check CHECK (((type = 'FIXED'::text) = (utid IS NOT NULL))),
     CONSTRAINT rewards_fx_check CHECK ((((fx_funding_currency IS NULL) AND (fx_rate IS NULL) AND (fx_funded_cents IS NULL)) OR ((fx_funding_currency IS NOT NULL) AND (fx_rate IS NOT NULL) AND (fx_funded_cents IS NOT NULL) AND (fx_funding_currency ~ '^[A-Z]{3}$'::text) AND (fx_funding_currency <> currency) AND (fx_rate > (0)::numeric) AND (fx_funded_cents > 0)))),
@@ -1991,10 +2007,24 @@ CREATE INDEX rewards_account_status_idx ON public.rewards USING btree (account_i
 
 
 --
+-- Name: rewards_approval_pending_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_approval_pending_idx ON public.rewards USING btree (account_id, created_at) WHERE (approval_status = 'PENDING'::text);
+
+
+--
 -- Name: rewards_expiry_due_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
 CREATE INDEX rewards_expiry_due_idx ON public.rewards USING btree (expires_at) WHERE ((expires_at IS NOT NULL) AND (status = ANY (ARRAY['CREATED'::text, 'SENT'::text, 'OPENED'::text, 'PARTIALLY_REDEEMED'::text])));
+
+
+--
+-- Name: rewards_key_limit_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_key_limit_idx ON public.rewards USING btree (created_by_id, created_at) INCLUDE (limit_value_cents) WHERE (limit_value_cents IS NOT NULL);
 
 
 --

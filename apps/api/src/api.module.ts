@@ -10,7 +10,7 @@ import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
 import { RedemptionModule } from '@app/redemption';
 import { ReportsModule } from '@app/reports';
-import { RewardJobs, RewardJobsModule, RewardsModule } from '@app/rewards';
+import { ApprovalsDashboardModule, RewardJobs, RewardJobsModule, RewardsModule } from '@app/rewards';
 import { TopupsModule } from '@app/topups';
 import { WalletModule } from '@app/wallet';
 import { WebhooksModule } from '@app/webhooks';
@@ -51,6 +51,7 @@ export class ApiModule {
         OAuthModule,
         AuditModule,
         DashboardModule,
+        ApprovalsDashboardModule,
         MetricsModule.forApi(),
       ],
       controllers: [HealthController, MetricsController],

@@ -3,6 +3,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AuditModule } from '@app/audit';
 import { DashboardModule } from '@app/dashboard';
+import { ApprovalsDashboardModule } from '@app/rewards';
 import { OAUTH_SCOPES } from '@app/auth';
 import { applyContractConventions } from './openapi-conventions';
 import { applyValidatorRules } from './openapi-validation';
@@ -116,7 +117,7 @@ export function buildDashboardOpenApiDocument(app: INestApplication): OpenAPIObj
     .setVersion('1.0.0')
     .addCookieAuth('dashboard_session', { type: 'apiKey', in: 'cookie', description: 'The session cookie set at sign-in.' }, 'session');
   return SwaggerModule.createDocument(app, withServers(config).build(), {
-    include: [DashboardModule, AuditModule],
+    include: [DashboardModule, AuditModule, ApprovalsDashboardModule],
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
   });
 }

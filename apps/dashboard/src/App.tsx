@@ -4,6 +4,7 @@ import { currentRole, useSession, type Scope } from './api/session';
 import { AppShell } from './components/AppShell';
 import { mayOpen, pagesFor } from './components/navigation';
 import { StatusMessage } from './components/StatusMessage';
+import { ApprovalsPage } from './pages/ApprovalsPage';
 import { AuditLogPage } from './pages/AuditLogPage';
 import { CatalogPage } from './pages/CatalogPage';
 import { DevelopersPage } from './pages/DevelopersPage';
@@ -52,6 +53,7 @@ export function App() {
           <Route path="/rewards" element={gated(scopes, '/rewards', <RewardsPage />)} />
           <Route path="/rewards/:id" element={gated(scopes, '/rewards', <RewardDetailPage />)} />
           <Route path="/send" element={gated(scopes, '/send', <SendPage />)} />
+          <Route path="/approvals" element={gated(scopes, '/approvals', <ApprovalsPage />)} />
           <Route path="/catalog" element={gated(scopes, '/catalog', <CatalogPage />)} />
           <Route path="/wallet" element={gated(scopes, '/wallet', <WalletPage />)} />
           <Route path="/reports" element={gated(scopes, '/reports', <ReportsPage />)} />

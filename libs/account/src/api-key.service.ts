@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import { AuditLog, AuditOrigin } from '@app/audit';
-import { API_SCOPES, CredentialResolver, CredentialResolverRegistry, Principal, Role, Scope, scopesOfApiKey, scopesOfMemberKey } from '@app/auth';
+import { API_SCOPES, CredentialResolver, KeyLimits, CredentialResolverRegistry, Principal, Role, Scope, scopesOfApiKey, scopesOfMemberKey } from '@app/auth';
 import { BadRequestError, controlCharacterProblem, hashSecret, newId, newSecret, NotFoundError, queryRows } from '@app/core';
 import { AccountEntity } from './entities/account.entity';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from './entities/api-key.entity';
@@ -67,6 +67,7 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
     name = '',
     manager?: EntityManager,
     creator?: ApiKeyCreator,
+    limits: KeyLimits | null = null,
   ): Promise<{ id: string; key: string }> {
     const unique = [...new Set(scopes)];
     if (unique.length === 0 || unique.some((scope) => !API_KEY_SCOPES.includes(scope as ApiKeyScope))) {
@@ -90,6 +91,8 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
       scopes: unique as ApiKeyScope[],
       createdByUserId: creator?.userId ?? null,
       grantedScopes: creator ? scopesOfMemberKey(unique as ApiKeyScope[], creator.role) : null,
+      maxRewardCents: limits?.maxRewardCents ?? null,
+      dailyLimitCents: limits?.dailyLimitCents ?? null,
     });
     return { id, key };
   }
@@ -174,6 +177,9 @@ export class ApiKeyService implements CredentialResolver, OnModuleInit {
       credentialId: key.id,
       scopes: new Set(heldScopes(key)),
     };
+    if (key.maxRewardCents !== null || key.dailyLimitCents !== null) {
+      principal.keyLimits = { maxRewardCents: key.maxRewardCents, dailyLimitCents: key.dailyLimitCents };
+    }
     this.used(principal);
     return principal;
   }

@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = [
   'fx_conversion.created',
   'alert_settings.updated',
   'webhook_endpoint.replay_requested',
+  'approval.decided',
+  'approval_settings.updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -17,4 +17,11 @@ export interface Principal {
   csrfToken?: string;
   /** The OAuth app behind an access token, for the audit log. */
   oauthClientId?: string;
+  /** An API key's spending limits (docs/controls.md, Key limits), in the primary currency; absent when it has none. */
+  keyLimits?: KeyLimits;
+}
+
+export interface KeyLimits {
+  maxRewardCents: number | null;
+  dailyLimitCents: number | null;
 }

@@ -5,7 +5,7 @@ import { ApiKeyScope, ApiKeyService, heldScopes, IdentityRepository, StoredApiKe
 import { AuditTrail, CredentialResolverRegistry, scopesOfRole } from '@app/auth';
 import { ForbiddenError, NotFoundError, pageWindow, UnauthorizedError } from '@app/core';
 import { ActorContext } from './audit-context';
-import { ApiKeyDto, CreatedApiKeyDto } from './dto/api-keys.dto';
+import { ApiKeyDto, ApiKeyLimitsDto, CreatedApiKeyDto } from './dto/api-keys.dto';
 
 /**
  * API keys as the dashboard manages them: the only place outside the operator CLI where keys are
@@ -29,7 +29,7 @@ export class DashboardApiKeysService {
     return { apiKeys: rows.map((key) => toApiKeyDto(key, emailOf)), total };
   }
 
-  async create(accountId: string, actor: ActorContext, input: { name: string; scopes: ApiKeyScope[] }): Promise<CreatedApiKeyDto> {
+  async create(accountId: string, actor: ActorContext, input: { name: string; scopes: ApiKeyScope[]; limits?: ApiKeyLimitsDto }): Promise<CreatedApiKeyDto> {
     return this.dataSource.transaction(async (manager) => {
       // The creator's role as it is now, held until commit: a demotion or removal under way waits
       // (the team service locks the same rows) and then revokes this key too, never missing it.
@@ -38,14 +38,15 @@ export class DashboardApiKeysService {
       if (!scopesOfRole(role).includes('api_keys:manage')) {
         throw new ForbiddenError('This credential lacks the scope api_keys:manage that this endpoint requires.');
       }
-      const { id, key } = await this.keys.create(accountId, input.scopes, input.name, manager, { userId: actor.userId, role });
+      const limits = limitsOf(input.limits);
+      const { id, key } = await this.keys.create(accountId, input.scopes, input.name, manager, { userId: actor.userId, role }, limits);
       const created = await this.keys.find(id, manager);
       await this.audit.record(manager, {
         accountId,
         action: 'api_key.created',
         targetType: 'api_key',
         targetId: id,
-        metadata: { name: input.name, scopes: [...new Set(input.scopes)], grantedScopes: heldScopes(created) },
+        metadata: { name: input.name, scopes: [...new Set(input.scopes)], grantedScopes: heldScopes(created), limits },
         ...userActor(actor),
       });
       return { apiKey: toApiKeyDto(created, new Map([[actor.userId, actor.email]])), secret: key };
@@ -77,5 +78,13 @@ function toApiKeyDto(key: StoredApiKey, emailOf: Map<string, string>): ApiKeyDto
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
     revokedAt: key.revokedAt?.toISOString() ?? null,
+    limits: key.maxRewardCents === null && key.dailyLimitCents === null ? null : { maxRewardCents: key.maxRewardCents, dailyLimitCents: key.dailyLimitCents },
   };
+}
+
+/** The limits asked for, or null when none is set. */
+function limitsOf(input: ApiKeyLimitsDto | undefined): { maxRewardCents: number | null; dailyLimitCents: number | null } | null {
+  const maxRewardCents = input?.maxRewardCents ?? null;
+  const dailyLimitCents = input?.dailyLimitCents ?? null;
+  return maxRewardCents === null && dailyLimitCents === null ? null : { maxRewardCents, dailyLimitCents };
 }

@@ -79,6 +79,8 @@ ${reward.canPick && pickSection(brands, reward.remainingValueCents, reward.curre
 
 /** What the recipient must know about the reward as a whole, if anything. */
 function statusNotice({ reward, cards }: RedemptionStateView): string | null {
+  // Waiting for the sender's approval (docs/controls.md): nothing to use yet, and no date known.
+  if (reward.status === 'CREATED' && reward.availableAt === null) return 'This reward is not available yet. You will get an e-mail once it is.';
   if (reward.type === 'FIXED') {
     // A FIXED card that fails cancels the reward (docs/rewards.md, Issuance): not the sender's doing.
     if (cards.some((card) => card.status === 'FAILED')) return 'This gift card could not be issued. Please contact the sender.';

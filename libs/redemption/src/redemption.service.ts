@@ -26,13 +26,17 @@ export class RedemptionService {
 
   /** First view: see RewardLifecycle.open. */
   markOpened(reward: RedeemableReward): Promise<void> {
+    // A send waiting for approval has not reached its recipient: a view of it opens nothing (docs/controls.md).
+    if (reward.approvalStatus === 'PENDING') return Promise.resolve();
     return this.lifecycle.open(reward);
   }
 
   /** What the recipient sees now: the reward and its cards as one committed state, with the sender's branding. */
   async state(found: RedeemableReward): Promise<RedemptionStateView> {
     const [{ reward, cards }, account] = await Promise.all([this.lifecycle.recipientView(found.id), this.accounts.get(found.accountId)]);
-    const canPick = this.lifecycle.takesPicks(reward);
+    // Waiting for approval: the public view only, no cards, no brands or items, and no date it becomes available.
+    const held = reward.approvalStatus === 'PENDING';
+    const canPick = !held && this.lifecycle.takesPicks(reward);
     return {
       reward: {
         type: reward.type,
@@ -46,12 +50,13 @@ export class RedemptionService {
         logoUrl: account.logoUrl,
         brandColor: account.brandColor,
         expiresAt: reward.expiresAt?.toISOString() ?? null,
-        brandName: reward.brandName,
-        brandImageUrl: reward.brandImageUrl,
+        brandName: held ? null : reward.brandName,
+        brandImageUrl: held ? null : reward.brandImageUrl,
         canPick,
+        ...(held ? { availableAt: null } : {}),
       },
       // The recipient holds the link, so the cards are theirs: credentials in full.
-      cards,
+      cards: held ? [] : cards,
       brands: canPick ? await this.pickableBrands(reward) : [],
     };
   }

@@ -1,6 +1,6 @@
 -- The first pick (the reward becomes PARTIALLY_REDEEMED)
-WITH new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at)
-       SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $1::jsonb)
+WITH new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at)
+       SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $1::jsonb)
         WHERE true),
 reward_update AS (UPDATE rewards SET remaining_value_cents = $2::bigint,
               status = $3
@@ -15,8 +15,8 @@ new_outbox_events AS (INSERT INTO events (id, account_id, type, data)
 SELECT 1;
 
 -- A later pick
-WITH new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at)
-       SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $1::jsonb)
+WITH new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at)
+       SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $1::jsonb)
         WHERE true),
 reward_update AS (UPDATE rewards SET remaining_value_cents = $2::bigint,
               status = $3

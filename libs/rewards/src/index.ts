@@ -16,3 +16,4 @@ export type { IssuedCardDto, RewardFxDto } from './dto/reward.dto';
 export { REWARD_FX_SCHEMA } from './dto/reward.dto';
 export { REWARD_SEALED_COLUMNS } from './lifecycle/reward.repository';
 export { RewardReports, REWARD_REPORT_COLUMNS, CARD_REPORT_COLUMNS, REWARD_FILTER_FIELDS } from './reward-reports';
+export { ApprovalsDashboardModule } from './approvals/approvals-dashboard.module';

@@ -8,6 +8,7 @@ import { RewardJobs } from './reward-jobs';
 
 export const REWARD_EXPIRY_SWEEP = 'reward-expiry';
 export const REWARD_JOB_SWEEP = 'reward-job-sweeper';
+export const APPROVAL_EXPIRY_SWEEP = 'approval-expiry';
 const SWEEP_EVERY_MS = 5_000;
 /** Work older than this with no job is assumed orphaned (the process died before enqueueing). */
 const ORPHAN_AFTER = '30 seconds';
@@ -34,6 +35,12 @@ export class RewardBackgroundJobs implements OnModuleInit {
   onModuleInit(): void {
     this.sweepers.register({ name: REWARD_EXPIRY_SWEEP, everyMs: this.config.expirySweepIntervalMs, run: () => this.expireDue() });
     this.sweepers.register({ name: REWARD_JOB_SWEEP, everyMs: SWEEP_EVERY_MS, run: () => this.enqueueOrphans() });
+    this.sweepers.register({ name: APPROVAL_EXPIRY_SWEEP, everyMs: this.config.expirySweepIntervalMs, run: () => this.rejectStaleApprovals() });
+  }
+
+  /** Rejects sends left undecided for 30 days (docs/controls.md, Approvals). */
+  async rejectStaleApprovals(): Promise<void> {
+    await this.lifecycle.rejectStaleApprovals();
   }
 
   /** Expires due rewards (RewardLifecycle.expireDue); several workers may run it at once. */

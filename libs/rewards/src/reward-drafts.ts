@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, newId, randomToken } from '@app/core';
 import { RewardCardEntity } from './entities/reward-card.entity';
 import { RewardEventEntity } from './entities/reward-event.entity';
-import { RewardEntity, RewardSource } from './entities/reward.entity';
+import { CreatorType, RewardEntity, RewardSource } from './entities/reward.entity';
 import type { RewardView } from './dto/reward.dto';
 import type { CheckedReward } from './reward-catalog';
 
@@ -14,8 +14,9 @@ export function redemptionUrl(publicBaseUrl: string, token: string): string {
 export interface WrittenReward {
   view: RewardView;
   redemptionUrl: string;
+  /** The cards to order and the e-mail to send after commit: none while the send waits for approval. */
   cardIds: string[];
-  mailJobId: string;
+  mailJobId: string | null;
 }
 
 /**
@@ -28,8 +29,18 @@ export interface RewardFunding {
   fundedCents: number;
 }
 
-/** A checked send with how it is funded: `fx` when converted from another wallet, else null. */
-export type PlannedReward = CheckedReward & { fx: RewardFunding | null };
+/**
+ * A checked send with how it is funded: `fx` when converted from another wallet, else null.
+ * `needsApproval`: at or above the account's approval threshold (docs/controls.md, Approvals).
+ * `limitValueCents`: its primary-currency value when the sending key has a daily limit.
+ */
+export type PlannedReward = CheckedReward & { fx: RewardFunding | null; needsApproval?: boolean; limitValueCents?: number | null };
+
+/** Who sends: a dashboard user, an API key or an OAuth app. */
+export interface RewardCreator {
+  type: CreatorType;
+  id: string;
+}
 
 /** New rewards built in memory, ready to be written: what the response shows is known before the write. */
 export interface PreparedRewards {
@@ -51,16 +62,18 @@ export function writtenRewards(prepared: PreparedRewards): WrittenReward[] {
 export class RewardDrafts {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  prepare(input: { accountId: string; source: RewardSource; planned: PlannedReward[] }): PreparedRewards {
+  prepare(input: { accountId: string; source: RewardSource; planned: PlannedReward[]; createdBy?: RewardCreator | null }): PreparedRewards {
     const now = new Date();
-    const rewards = input.planned.map(({ dto, item, currency, fx }) => {
+    const rewards = input.planned.map(({ dto, item, currency, fx, needsApproval, limitValueCents }) => {
       const fixed = dto.type === 'FIXED';
+      // A send waiting for approval stays CREATED with its value held: no e-mail, no card ordered.
+      const pending = needsApproval === true;
       const reward = Object.assign(new RewardEntity(), {
         id: newId('rw'),
         accountId: input.accountId,
         type: dto.type,
         // Committed as SENT: the reward is CREATED and its e-mail queued in this transaction.
-        status: 'SENT',
+        status: pending ? 'CREATED' : 'SENT',
         faceValueCents: dto.valueCents,
         // A FIXED reward's value moves into its PENDING card at once.
         remainingValueCents: fixed ? 0 : dto.valueCents,
@@ -81,13 +94,20 @@ export class RewardDrafts {
         brandImageUrl: item?.brandImageUrl ?? null,
         rewardName: item?.rewardName ?? null,
         expiresAt: dto.expiresAt ? new Date(dto.expiresAt) : null,
-        sentAt: now,
+        sentAt: pending ? null : now,
         openedAt: null,
         redeemedAt: null,
         createdAt: now,
+        createdByType: input.createdBy?.type ?? null,
+        createdById: input.createdBy?.id ?? null,
+        limitValueCents: limitValueCents ?? null,
+        approvalStatus: pending ? 'PENDING' : null,
+        approvalDecidedById: null,
+        approvalDecidedByLabel: null,
+        approvalDecidedAt: null,
       } satisfies Omit<RewardEntity, 'seq'>);
-      const cards = item ? [pendingCard(reward, item, dto.valueCents, now)] : [];
-      const events = (['reward.created', 'reward.sent'] as const).map((type) =>
+      const cards = item ? [pendingCard(reward, item, dto.valueCents, now, pending)] : [];
+      const events = (pending ? (['reward.created', 'reward.approval_required'] as const) : (['reward.created', 'reward.sent'] as const)).map((type) =>
         Object.assign(new RewardEventEntity(), {
           id: newId('evt'),
           rewardId: reward.id,
@@ -101,8 +121,8 @@ export class RewardDrafts {
         view: { reward, cards, events },
         token,
         redemptionUrl: redemptionUrl(this.config.publicBaseUrl, token),
-        cardIds: cards.map((card) => card.id),
-        mailJobId: newId('mail'),
+        cardIds: pending ? [] : cards.map((card) => card.id),
+        mailJobId: pending ? null : newId('mail'),
       };
     });
     return { accountId: input.accountId, rewards };
@@ -115,6 +135,7 @@ export function pendingCard(
   item: NonNullable<CheckedReward['item']>,
   amountCents: number,
   now = new Date(),
+  heldForApproval = false,
 ): RewardCardEntity {
   return Object.assign(new RewardCardEntity(), {
     id: newId('card'),
@@ -136,6 +157,7 @@ export function pendingCard(
     issuingSince: null,
     issueAttempts: 0,
     issuedAt: null,
+    heldForApproval,
     createdAt: now,
   } satisfies Omit<RewardCardEntity, 'seq'>);
 }

@@ -11,6 +11,7 @@ import { RewardJobs } from './reward-jobs';
 import { crossFieldIssues, parseRewardRequest, sourceOf } from './reward-request';
 import { PlannedReward, RewardDrafts, WrittenReward, writtenRewards } from './reward-drafts';
 import { payingWallet, SendStatements } from './send-statements';
+import { creatorOf, dailyLimitError, MidRateCache, SendControls } from './send-controls';
 
 export interface SendOutcome<T> {
   status: number;
@@ -45,6 +46,7 @@ export class RewardSender {
     private readonly statements: SendStatements,
     private readonly jobs: RewardJobs,
     private readonly idempotencyKeys: IdempotencyStore,
+    private readonly controls: SendControls,
   ) {}
 
   async send(
@@ -56,12 +58,18 @@ export class RewardSender {
     if (issues.length) throw new BadRequestError(issues);
     const { accountId } = principal;
     const primary = await this.ledger.currencyOf(accountId);
+    const rules = await this.controls.rulesFor(principal, primary);
+    const createdBy = creatorOf(principal);
+    const dailyLimit = rules.limits?.dailyLimitCents ?? null;
 
     if (options.dryRun) {
       // Every check the send makes, funds included, and the reward it would create; nothing is
       // written and no Idempotency-Key is consumed (docs/rewards.md, Dry run).
-      const planned = await this.plan(accountId, dto, primary, new Map());
-      const [written] = writtenRewards(this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned] }));
+      const planned = await this.controls.apply(await this.plan(accountId, dto, primary, new Map()), rules, new Map());
+      if (dailyLimit !== null) {
+        this.controls.checkDaily(rules, await this.controls.spentToday(this.dataSource.manager, principal.credentialId), planned.limitValueCents!);
+      }
+      const [written] = writtenRewards(this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned], createdBy }));
       const paying = payingWallet(written.view.reward);
       const wallet = await this.ledger.getWallet(accountId, paying.currency);
       if (wallet.availableCents < paying.amountCents) throw insufficientIn(paying.currency);
@@ -74,14 +82,14 @@ export class RewardSender {
     for (let attempt = 1; ; attempt++) {
       let planned: PlannedReward;
       try {
-        planned = await this.plan(accountId, dto, primary, new Map());
+        planned = await this.controls.apply(await this.plan(accountId, dto, primary, new Map()), rules, new Map());
       } catch (error) {
         // A retry of a request that succeeded replays it, even if the catalog or the rates have changed since.
         const stored = idempotency && error instanceof ApiError ? await this.idempotencyKeys.find(this.dataSource.manager, idempotency) : null;
         if (stored) return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
         throw error;
       }
-      const prepared = this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned] });
+      const prepared = this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned], createdBy });
       const [written] = writtenRewards(prepared);
       const body: CreateRewardResponseDto = { reward: toRewardDto(written.view), redemptionUrl: written.redemptionUrl };
 
@@ -90,9 +98,32 @@ export class RewardSender {
         catalogRevision: planned.revision,
         idempotency: idempotency && { input: idempotency, response: { status: 201, body } },
       });
-      const [outcome] = (await this.dataSource.query(sql, params).catch((error: unknown) => {
-        throw this.ledger.insufficientFundsOr(error, payingWallet(written.view.reward).currency);
-      })) as { fresh: boolean; done: boolean }[];
+      const run = (query: (sql: string, params: unknown[]) => Promise<unknown>) =>
+        query(sql, params).catch((error: unknown) => {
+          throw this.ledger.insufficientFundsOr(error, payingWallet(written.view.reward).currency);
+        }) as Promise<{ fresh: boolean; done: boolean }[]>;
+      let outcome: { fresh: boolean; done: boolean };
+      if (dailyLimit === null) {
+        [outcome] = await run((text, values) => this.dataSource.query(text, values));
+      } else {
+        // A key with a daily limit: its row is locked, its last 24 hours summed and the send written
+        // in one transaction (docs/controls.md, Key limits).
+        const limited = await this.dataSource.transaction(
+          async (manager): Promise<{ replay: CreateRewardResponseDto } | { row: { fresh: boolean; done: boolean } }> => {
+            const spent = await this.controls.lockKeySpend(manager, principal.credentialId);
+            if (spent + planned.limitValueCents! > dailyLimit) {
+              // A retry of a send that went through replays it, even once the limit is reached.
+              const stored = idempotency ? await this.idempotencyKeys.find(manager, idempotency) : null;
+              if (stored) return { replay: stored.body as CreateRewardResponseDto };
+              throw dailyLimitError(primary, dailyLimit, spent, planned.limitValueCents!);
+            }
+            const [row] = await run((text, values) => manager.query(text, values));
+            return { row };
+          },
+        );
+        if ('replay' in limited) return { status: 200, body: limited.replay, replayed: true };
+        outcome = limited.row;
+      }
 
       if (outcome.done) {
         await this.enqueue([written]);
@@ -116,12 +147,21 @@ export class RewardSender {
   ): Promise<SendOutcome<BulkResponseDto>> {
     const { accountId } = principal;
     const primary = await this.ledger.currencyOf(accountId);
+    const rules = await this.controls.rulesFor(principal, primary);
+    const dailyLimit = rules.limits?.dailyLimitCents ?? null;
     // Items are checked on their own: an invalid one fails with its own error and the rest go on.
     const parsed = await Promise.all(items.map((item) => parseRewardRequest(item).catch((error: unknown) => error)));
     const rates: RateCache = new Map();
+    const midRates: MidRateCache = new Map();
     const planned: (PlannedReward | ApiError)[] = [];
     for (const item of parsed) {
-      planned.push(item instanceof Error ? asApiError(item) : await this.plan(accountId, item as CreateRewardDto, primary, rates).catch(asApiError));
+      planned.push(
+        item instanceof Error
+          ? asApiError(item)
+          : await this.plan(accountId, item as CreateRewardDto, primary, rates)
+              .then((checked) => this.controls.apply(checked, rules, midRates))
+              .catch(asApiError),
+      );
     }
     const outcome = await this.dataSource.transaction(async (manager) => {
       const claim =
@@ -134,6 +174,16 @@ export class RewardSender {
             })
           : null;
       if (claim?.kind === 'replay') return { replay: claim.response };
+
+      // A key with a daily limit: locked before the wallets (the order a single send takes them in),
+      // and each item counted against what is left of it, one by one (docs/controls.md, Key limits).
+      let spent = dailyLimit === null ? 0 : await (options.dryRun ? this.controls.spentToday(manager, principal.credentialId) : this.controls.lockKeySpend(manager, principal.credentialId));
+      for (let i = 0; i < planned.length; i++) {
+        const entry = planned[i];
+        if (dailyLimit === null || entry instanceof ApiError) continue;
+        if (spent + entry.limitValueCents! > dailyLimit) planned[i] = dailyLimitError(primary, dailyLimit, spent, entry.limitValueCents!);
+        else spent += entry.limitValueCents!;
+      }
 
       // Every wallet the items would move is locked for the whole transaction, in currency order
       // (the order the ledger applies a statement's rows in: docs/wallet-ledger.md), so the
@@ -163,7 +213,12 @@ export class RewardSender {
 
       let written: WrittenReward[] = [];
       if (!options.dryRun && accepted.length > 0) {
-        const prepared = this.drafts.prepare({ accountId, source: sourceOf(principal, true), planned: accepted.map((a) => a.planned) });
+        const prepared = this.drafts.prepare({
+          accountId,
+          source: sourceOf(principal, true),
+          planned: accepted.map((a) => a.planned),
+          createdBy: creatorOf(principal),
+        });
         const { sql, params } = this.statements.bulk(prepared);
         await manager.query(sql, params).catch((error: unknown) => {
           throw this.ledger.insufficientFundsOr(error);
@@ -214,7 +269,7 @@ export class RewardSender {
   }
 
   private enqueue(written: WrittenReward[]): Promise<void> {
-    return this.jobs.enqueue({ cardIds: written.flatMap((w) => w.cardIds), mailJobIds: written.map((w) => w.mailJobId) });
+    return this.jobs.enqueue({ cardIds: written.flatMap((w) => w.cardIds), mailJobIds: written.flatMap((w) => (w.mailJobId ? [w.mailJobId] : [])) });
   }
 }
 

@@ -13,6 +13,7 @@ import { RewardCatalog } from './reward-catalog';
 import { RewardSender } from './reward-sender.service';
 import { RewardDrafts } from './reward-drafts';
 import { SendStatements } from './send-statements';
+import { SendControls } from './send-controls';
 import { IssuanceLease } from './lifecycle/issuance-lease';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { MailLease } from './lifecycle/mail-lease';
@@ -20,6 +21,8 @@ import { RewardLifecycle, rewardLockTimeoutProvider } from './lifecycle/reward-l
 import { RewardRepository } from './lifecycle/reward.repository';
 import { RewardTimeline } from './lifecycle/reward-timeline';
 import { RewardsController } from './rewards.controller';
+import { ApprovalSettingsController } from './approvals/approvals.controller';
+import { Approvals } from './approvals/approvals.service';
 import { RewardsService } from './rewards.service';
 import { RewardReports } from './reward-reports';
 
@@ -35,13 +38,15 @@ import { RewardReports } from './reward-reports';
     CatalogModule,
     AuditModule,
   ],
-  controllers: [RewardsController],
+  controllers: [RewardsController, ApprovalSettingsController],
   providers: [
     RewardSender,
     RewardsService,
     RewardCatalog,
     RewardDrafts,
     SendStatements,
+    SendControls,
+    Approvals,
     RewardRepository,
     MailJobRepository,
     RewardTimeline,
@@ -52,6 +57,6 @@ import { RewardReports } from './reward-reports';
     RewardReports,
   ],
   // The leases and repositories are for the worker side (RewardsWorkerModule); libs/rewards' index does not export them.
-  exports: [RewardsService, RewardReports, RewardLifecycle, RewardCatalog, IssuanceLease, MailLease, RewardRepository, MailJobRepository, WalletModule, CatalogModule],
+  exports: [Approvals, RewardsService, RewardReports, RewardLifecycle, RewardCatalog, IssuanceLease, MailLease, RewardRepository, MailJobRepository, WalletModule, CatalogModule],
 })
 export class RewardsModule {}

@@ -15,7 +15,7 @@ export function useApiKeys() {
 export function useCreateApiKey(onCreated: (secret: string) => void) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async (body: { name: string; scopes: ApiKeyScope[] }) => unwrap(await dash.POST('/dashboard/api/api-keys', { body })),
+    mutationFn: async (body: { name: string; scopes: ApiKeyScope[]; limits?: { maxRewardCents: number | null; dailyLimitCents: number | null } }) => unwrap(await dash.POST('/dashboard/api/api-keys', { body })),
     onSuccess: (answer) => {
       onCreated(answer.secret);
       void client.invalidateQueries({ queryKey: queryKeys.apiKeys() });

@@ -33,6 +33,13 @@ export const queryKeys = {
   /** Low-balance thresholds per currency (docs/alerts.md). */
   alertSettings: () => ['alert-settings'] as const,
   overview: () => ['overview'] as const,
+  /** Approvals (docs/controls.md): the threshold, the waiting sends and their count. */
+  approvals: {
+    all: () => ['approvals'] as const,
+    settings: () => ['approvals', 'settings'] as const,
+    pending: () => ['approvals', 'pending'] as const,
+    count: () => ['approvals', 'count'] as const,
+  },
   /** Value sent per day (the Overview chart): it follows sends, so money moving refreshes it with the overview. */
   overviewDaily: (days: number) => ['overview', 'daily', days] as const,
   catalog: () => ['catalog'] as const,

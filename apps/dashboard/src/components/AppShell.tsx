@@ -2,6 +2,7 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import { NavLink, useLocation } from 'react-router';
 import type { DashboardSession } from '../api/session';
 import { useSignOut, useSwitchAccount } from '../api/session';
+import { usePendingApprovalCount } from '../api/approvals';
 import type { Page } from './navigation';
 
 /**
@@ -21,6 +22,7 @@ export function AppShell({ session, pages, children }: { session: DashboardSessi
     if (firstPage.current) firstPage.current = false;
     else main.current?.focus();
   }, [pages, pathname]);
+  const pending = usePendingApprovalCount(pages.some((page) => page.to === '/approvals'));
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -55,6 +57,12 @@ export function AppShell({ session, pages, children }: { session: DashboardSessi
             <li key={page.to}>
               <NavLink to={page.to} end={page.to === '/'}>
                 {page.label}
+                {page.to === '/approvals' && !!pending.data && (
+                  <span className="badge">
+                    {pending.data}
+                    <span className="visually-hidden"> waiting</span>
+                  </span>
+                )}
               </NavLink>
             </li>
           ))}

@@ -7,10 +7,10 @@ describe('the pages a session is offered follow the scopes it reports', () => {
   it('each role, through the scopes the server gives it, is offered the pages docs/dashboard.md lists', () => {
     const offered = Object.fromEntries(ROLES.map((role) => [role, pagesFor(scopesOfRole(role)).map((page) => page.label)]));
     expect(offered).toEqual({
-      viewer: ['Overview', 'Rewards', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Settings'],
-      developer: ['Overview', 'Rewards', 'Send', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Developers', 'Settings'],
-      admin: ['Overview', 'Rewards', 'Send', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Developers', 'Team', 'Settings', 'Audit log'],
-      owner: ['Overview', 'Rewards', 'Send', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Developers', 'Team', 'Settings', 'Audit log'],
+      viewer: ['Overview', 'Rewards', 'Approvals', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Settings'],
+      developer: ['Overview', 'Rewards', 'Send', 'Approvals', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Developers', 'Settings'],
+      admin: ['Overview', 'Rewards', 'Send', 'Approvals', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Developers', 'Team', 'Settings', 'Audit log'],
+      owner: ['Overview', 'Rewards', 'Send', 'Approvals', 'Catalog', 'Wallet', 'Reports', 'Webhooks', 'Developers', 'Team', 'Settings', 'Audit log'],
     });
   });
 

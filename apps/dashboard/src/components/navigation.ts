@@ -15,6 +15,7 @@ export const PAGES: readonly Page[] = [
   { to: '/', label: 'Overview', scope: 'account:read' },
   { to: '/rewards', label: 'Rewards', scope: 'rewards:read' },
   { to: '/send', label: 'Send', scope: 'rewards:write' },
+  { to: '/approvals', label: 'Approvals', scope: 'rewards:read' },
   { to: '/catalog', label: 'Catalog', scope: 'catalog:read' },
   { to: '/wallet', label: 'Wallet', scope: 'wallet:read' },
   // Rewards reports need rewards:read, transaction reports wallet:read; every role holds both (the page offers what the session may read).

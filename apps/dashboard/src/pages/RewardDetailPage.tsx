@@ -37,6 +37,21 @@ export function RewardDetailPage() {
       <dl className="facts">
         <dt>Status</dt>
         <dd>{r.status}</dd>
+        {r.approval && (
+          <>
+            <dt>Approval</dt>
+            <dd>
+              {r.approval.status === 'PENDING' ? (
+                'Waiting for an admin or owner (Approvals page)'
+              ) : (
+                <>
+                  {r.approval.status === 'APPROVED' ? 'Approved' : 'Rejected'} by {r.approval.decidedBy?.label ?? 'the scheduler (30 days undecided)'}{' '}
+                  <Time value={r.approval.decidedAt} />
+                </>
+              )}
+            </dd>
+          </>
+        )}
         <dt>Value</dt>
         <dd>{formatCents(r.faceValueCents, r.currency)}</dd>
         <dt>Remaining</dt>

@@ -1,6 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useAccount } from '../api/account';
+import { useApprovalSettings } from '../api/approvals';
 import { itemAccepts, itemValueLabel, useCatalog, type CatalogItem } from '../api/catalog';
 import { rateOf, useFxRates } from '../api/fx';
 import { useIdempotencyKey } from '../api/idempotency';
@@ -110,7 +111,17 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     return (
       <div role="status" className="success">
         <p>
-          Reward of {formatCents(reward.faceValueCents, reward.currency)} sent to {reward.recipientEmail}. <Link to={`/rewards/${reward.id}`}>See the reward</Link>
+          {reward.approval?.status === 'PENDING' ? (
+            <>
+              Reward of {formatCents(reward.faceValueCents, reward.currency)} to {reward.recipientEmail} created and waiting for approval: nothing
+              reaches the recipient until an admin or owner other than you approves it.{' '}
+            </>
+          ) : (
+            <>
+              Reward of {formatCents(reward.faceValueCents, reward.currency)} sent to {reward.recipientEmail}.{' '}
+            </>
+          )}
+          <Link to={`/rewards/${reward.id}`}>See the reward</Link>
         </p>
         <p>
           {formatCents(reward.faceValueCents, reward.currency)} held in the {reward.currency} wallet
@@ -217,6 +228,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
           <Field label="Expires at (optional)" name="expiresAt" type="datetime-local" error={issueOf(err, 'expiresAt')} />
         </>
       )}
+      {valueCents !== null && valueCents > 0 && <ApprovalNotice valueCents={valueCents} currency={currency} primary={primary} />}
       {valueCents !== null && valueCents > 0 && (type === 'CHOICE' || item) && (
         <FundingChoice currency={currency} valueCents={valueCents} chosen={funding} onChoose={setFunding} error={issueOf(err, 'fundingCurrency')} />
       )}
@@ -331,5 +343,28 @@ function FundingChoice({
       </div>
       {error && <small className="field-error">{error}</small>}
     </fieldset>
+  );
+}
+
+/**
+ * Says when the send will wait for approval (docs/controls.md, Approvals): its value, in the primary
+ * currency at the current mid rate for another currency, at or above the account's threshold.
+ */
+function ApprovalNotice({ valueCents, currency, primary }: { valueCents: number; currency: string; primary: string }) {
+  const settings = useApprovalSettings();
+  const threshold = settings.data?.thresholdCents ?? null;
+  const rates = useFxRates(threshold !== null && currency !== primary);
+  if (threshold === null) return null;
+  let primaryCents: number | null = valueCents;
+  if (currency !== primary) {
+    const rate = rates.data?.find((r) => r.from === currency && r.to === primary);
+    primaryCents = rate ? Math.round(valueCents * Number(rate.midRate)) : null;
+  }
+  if (primaryCents === null || primaryCents < threshold) return null;
+  return (
+    <p role="note" className="notice">
+      This send needs approval: it is at or above the approval threshold of {formatCents(threshold, primary)}. Its value is held at once,
+      and the recipient gets nothing until an admin or owner other than you approves it.
+    </p>
   );
 }

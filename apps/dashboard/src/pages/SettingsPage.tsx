@@ -1,6 +1,7 @@
 import QRCode from 'qrcode';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useAccount, useAlertSettings, useSaveAlertSettings, useUpdateBranding } from '../api/account';
+import { useApprovalSettings, useSaveApprovalSettings } from '../api/approvals';
 import { useConnectedApps, useRevokeConnectedApp } from '../api/connected-apps';
 import { useChangePassword, useConfirmTotp, useDisableTotp, useStartTotp } from '../api/security';
 import { useFxRates } from '../api/fx';
@@ -23,6 +24,7 @@ export function SettingsPage() {
       <h1>Settings</h1>
       {mayBrand && <BrandingSection />}
       {mayBrand && <AlertsSection />}
+      {mayBrand && <ApprovalSection />}
       {mayDisconnect && <ConnectedAppsSection />}
       <PasswordSection />
       <TwoFactorSection />
@@ -139,6 +141,71 @@ function AlertsSection() {
 }
 
 /** What recipients see: the e-mail's header and the redemption page's, with the draft applied before saving. */
+/**
+ * The approval threshold (docs/controls.md, Approvals), in the primary currency's major units; an
+ * empty field: no send needs approval.
+ */
+function ApprovalSection() {
+  const account = useAccount();
+  const settings = useApprovalSettings();
+  const save = useSaveApprovalSettings();
+  const [draft, setDraft] = useState<string | null>(null);
+  const [invalid, setInvalid] = useState<string | null>(null);
+  useEffect(() => {
+    if (settings.data && draft === null) setDraft(settings.data.thresholdCents === null ? '' : String(settings.data.thresholdCents / 100));
+  }, [settings.data, draft]);
+  if (settings.isPending || account.isPending || draft === null) return <StatusMessage kind="loading">Loading approvals…</StatusMessage>;
+  if (settings.isError) return <StatusMessage kind="error">{settings.error.message}</StatusMessage>;
+  const primary = account.data?.currency ?? 'USD';
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const text = draft.trim();
+    if (!text) {
+      setInvalid(null);
+      save.mutate(null);
+      return;
+    }
+    const cents = parseMajorUnits(text);
+    if (cents === null || cents < 1 || cents > 100_000_000) {
+      setInvalid('Enter an amount such as 500 or 500.00 (at most 1,000,000), or leave it empty so no send needs approval.');
+      return;
+    }
+    setInvalid(null);
+    save.mutate(cents);
+  };
+  const stored = settings.data.thresholdCents;
+  return (
+    <section aria-labelledby="approvals">
+      <h2 id="approvals">Approvals</h2>
+      <p>
+        A send worth this much or more (other currencies at the current rate), from the dashboard, an API key or a connected app, waits
+        with its value held until an admin or owner other than its sender approves it on the Approvals page. Leave it empty so no send
+        needs approval.
+      </p>
+      <form onSubmit={submit} className="stack" aria-label="Approval threshold">
+        <Field
+          label={`Approval needed from (${primary})`}
+          inputMode="decimal"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          hint={stored === null ? 'No send needs approval' : `Now: sends of ${formatCents(stored, primary)} or more`}
+          error={issueOf(save.error, 'approvalSettings.thresholdCents')}
+        />
+        {invalid && (
+          <p role="alert" className="field-error">
+            {invalid}
+          </p>
+        )}
+        <FormError error={save.error} fields={['approvalSettings.thresholdCents']} />
+        <button type="submit" disabled={save.isPending}>
+          Save threshold
+        </button>
+        {save.isSuccess && !invalid && <span role="status">Approval threshold saved.</span>}
+      </form>
+    </section>
+  );
+}
+
 function BrandingPreview({ sender, logoUrl, color }: { sender: string; logoUrl: string; color: string }) {
   const [logoFailed, setLogoFailed] = useState(false);
   useEffect(() => setLogoFailed(false), [logoUrl]);

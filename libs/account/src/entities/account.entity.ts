@@ -1,3 +1,4 @@
+import { bigintCents } from '@app/core';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 @Entity('accounts')
@@ -26,4 +27,8 @@ export class AccountEntity {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
+
+  /** Sends worth this much or more (primary currency) wait for approval (docs/controls.md); null: none do. */
+  @Column({ name: 'approval_threshold_cents', type: 'bigint', nullable: true, transformer: bigintCents })
+  approvalThresholdCents: number | null;
 }

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import type { Scope } from '@app/auth';
+import { bigintCents } from '@app/core';
 
 export const API_KEY_SCOPES = ['read', 'write'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
@@ -44,4 +45,11 @@ export class ApiKeyEntity {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
+
+  /** Spending limits (docs/controls.md, Key limits), in the account's primary currency; null: none. */
+  @Column({ name: 'max_reward_cents', type: 'bigint', nullable: true, transformer: bigintCents })
+  maxRewardCents: number | null;
+
+  @Column({ name: 'daily_limit_cents', type: 'bigint', nullable: true, transformer: bigintCents })
+  dailyLimitCents: number | null;
 }

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'reward.redeemed',
   'reward.expired',
   'reward.canceled',
+  'reward.approval_required',
   'card.issued',
   'card.failed',
   'wallet.credited',

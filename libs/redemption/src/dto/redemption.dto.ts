@@ -35,6 +35,8 @@ export interface RedemptionRewardView {
   brandImageUrl: string | null;
   /** True while the recipient can still pick cards (CHOICE, open, value left, not past expiry). */
   canPick: boolean;
+  /** Present while the send waits for a merchant's approval (docs/controls.md): null, no date is known. */
+  availableAt?: string | null;
 }
 
 export interface PickableItemView {

@@ -103,6 +103,35 @@ export const REWARD_FX_SCHEMA = {
   },
 };
 
+/** The approval of a send at or above the account's threshold (docs/controls.md, Approvals). */
+export interface RewardApprovalDto {
+  status: 'PENDING' | 'APPROVED' | 'REJECTED';
+  /** The dashboard user who decided; null while pending and for the rejection after 30 days undecided. */
+  decidedBy: { type: 'user'; id: string; label: string } | null;
+  decidedAt: string | null;
+}
+
+export const REWARD_APPROVAL_SCHEMA = {
+  type: 'object' as const,
+  nullable: true,
+  required: ['status', 'decidedBy', 'decidedAt'],
+  properties: {
+    status: { type: 'string' as const, enum: ['PENDING', 'APPROVED', 'REJECTED'] },
+    decidedBy: {
+      type: 'object' as const,
+      nullable: true,
+      required: ['type', 'id', 'label'],
+      description: 'The dashboard user who decided (`label`: their e-mail); null while pending and for the rejection after 30 days undecided.',
+      properties: {
+        type: { type: 'string' as const, enum: ['user'] },
+        id: { type: 'string' as const, description: '`usr_`' },
+        label: { type: 'string' as const },
+      },
+    },
+    decidedAt: { type: 'string' as const, format: 'date-time', nullable: true },
+  },
+};
+
 export class RewardDto {
   /** Reward identifier (`rw_`). */
   id: string;
@@ -128,6 +157,15 @@ export class RewardDto {
     description: "Set when the send converted the value from another wallet (`fundingCurrency`); null when it was held from the reward currency's own wallet.",
   })
   fx: RewardFxDto | null;
+
+  @ApiProperty({
+    ...REWARD_APPROVAL_SCHEMA,
+    selfRequired: true,
+    description:
+      'Set when the send was at or above the account’s approval threshold: `PENDING` (it stays `CREATED`, nothing reaches the recipient), ' +
+      '`APPROVED` (sent) or `REJECTED` (cancelled, its value returned). Null when it needed no approval.',
+  })
+  approval: RewardApprovalDto | null;
 
   recipientEmail: string;
   recipientFirstName: string;
@@ -314,6 +352,7 @@ export function toRewardDto({ reward, cards, events }: RewardView, revealCredent
     remainingValueCents: reward.remainingValueCents,
     currency: reward.currency,
     fx: rewardFxOf(reward),
+    approval: rewardApprovalOf(reward),
     recipientEmail: reward.recipientEmail,
     recipientFirstName: reward.recipientFirstName,
     recipientLastName: reward.recipientLastName,
@@ -332,6 +371,18 @@ export function toRewardDto({ reward, cards, events }: RewardView, revealCredent
     brandImageUrl: reward.brandImageUrl,
     issuedCards: cards.map((card) => toIssuedCardDto(card, revealCredentials)),
     events: events.map((e) => ({ id: e.id, type: e.type, metadata: e.metadata, createdAt: e.createdAt.toISOString() })),
+  };
+}
+
+/** The `approval` block of a send that needed approval, or null. */
+export function rewardApprovalOf(
+  reward: Pick<RewardEntity, 'approvalStatus' | 'approvalDecidedById' | 'approvalDecidedByLabel' | 'approvalDecidedAt'>,
+): RewardApprovalDto | null {
+  if (reward.approvalStatus === null) return null;
+  return {
+    status: reward.approvalStatus,
+    decidedBy: reward.approvalDecidedById ? { type: 'user', id: reward.approvalDecidedById, label: reward.approvalDecidedByLabel ?? '' } : null,
+    decidedAt: reward.approvalDecidedAt?.toISOString() ?? null,
   };
 }
 

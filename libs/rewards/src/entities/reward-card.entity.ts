@@ -91,6 +91,10 @@ export class RewardCardEntity {
   @Column({ name: 'issued_at', type: 'timestamptz', nullable: true })
   issuedAt: Date | null;
 
+  /** True while its reward's send waits for approval: the card is not ordered until it is approved (docs/controls.md). */
+  @Column({ name: 'held_for_approval', type: 'boolean', default: false })
+  heldForApproval: boolean;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt: Date;
 }

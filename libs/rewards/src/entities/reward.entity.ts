@@ -9,6 +9,10 @@ export type RewardStatus = (typeof REWARD_STATUSES)[number];
 export const OPEN_REWARD_STATUSES: RewardStatus[] = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
 export const REWARD_SOURCES = ['api', 'bulk', 'dashboard', 'oauth'] as const;
 export type RewardSource = (typeof REWARD_SOURCES)[number];
+export const CREATOR_TYPES = ['user', 'api_key', 'oauth_app', 'operator'] as const;
+export type CreatorType = (typeof CREATOR_TYPES)[number];
+export const APPROVAL_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 @Entity('rewards')
 export class RewardEntity {
@@ -104,4 +108,32 @@ export class RewardEntity {
 
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt: Date;
+
+  /** Who sent it: a dashboard user, an API key or an OAuth app, by id (null for rewards sent before it was kept). */
+  @Column({ name: 'created_by_type', type: 'text', nullable: true })
+  createdByType: CreatorType | null;
+
+  @Column({ name: 'created_by_id', type: 'text', nullable: true })
+  createdById: string | null;
+
+  /**
+   * The send's value in the account's primary currency when it went through an API key with a daily
+   * limit (docs/controls.md, Key limits): what the key's rolling 24-hour sum adds up. Else null.
+   */
+  @Column({ name: 'limit_value_cents', type: 'bigint', nullable: true, transformer: bigintCents })
+  limitValueCents: number | null;
+
+  /** The approval of a send at or above the account's threshold (docs/controls.md, Approvals); null when it needed none. */
+  @Column({ name: 'approval_status', type: 'text', nullable: true })
+  approvalStatus: ApprovalStatus | null;
+
+  /** The dashboard user who decided (null for the 30-day rejection), and their e-mail then. */
+  @Column({ name: 'approval_decided_by_id', type: 'text', nullable: true })
+  approvalDecidedById: string | null;
+
+  @Column({ name: 'approval_decided_by_label', type: 'text', nullable: true })
+  approvalDecidedByLabel: string | null;
+
+  @Column({ name: 'approval_decided_at', type: 'timestamptz', nullable: true })
+  approvalDecidedAt: Date | null;
 }

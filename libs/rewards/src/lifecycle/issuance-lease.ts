@@ -20,7 +20,7 @@ export const CARD_ISSUANCE_LEASE = new RowLease({
   alias: 'c',
   attempt: 'issue_attempts',
   lease: { since: 'issuing_since' },
-  pending: (c) => `${c}.status = 'PENDING'`,
+  pending: (c) => `${c}.status = 'PENDING' AND NOT ${c}.held_for_approval`,
   ms: ISSUANCE_LEASE_MS,
 });
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import {
   Clock,
+  ForbiddenError,
   formatMoney,
   fingerprint,
   IdempotencyStore,
@@ -46,8 +47,22 @@ export type RedeemableReward = Readonly<
     | 'brandImageUrl'
     | 'expiresAt'
     | 'openedAt'
+    | 'approvalStatus'
   >
 >;
+
+/** A dashboard user deciding an approval (docs/controls.md, Approvals). */
+export interface ApprovalDecider {
+  userId: string;
+  email: string;
+  origin: AuditOrigin;
+}
+
+/** The 30-day rejection's entry in the audit log: no person decided it. */
+const SCHEDULER_ORIGIN: AuditOrigin = { actor: { type: 'operator', id: null, label: 'scheduler (undecided for 30 days)' }, ipAddress: null };
+
+/** Undecided approvals are rejected after this long. */
+export const APPROVAL_TTL_DAYS = 30;
 
 export interface PickOutcome {
   status: 200 | 201;
@@ -147,6 +162,7 @@ export class RewardLifecycle {
   takesPicks(reward: RedeemableReward, now = this.clock.now()): boolean {
     return (
       reward.type === 'CHOICE' &&
+      reward.approvalStatus !== 'PENDING' &&
       OPEN_REWARD_STATUSES.includes(reward.status) &&
       reward.remainingValueCents > 0 &&
       !(reward.expiresAt && reward.expiresAt <= now)
@@ -217,6 +233,7 @@ export class RewardLifecycle {
     input: { utid: string; amountCents: number },
     manager: EntityManager,
   ): Promise<RewardCardEntity> {
+    if (reward.approvalStatus === 'PENDING') throw new ValidationError('This reward is not available yet.');
     if (reward.type !== 'CHOICE') throw new ValidationError('This reward is a specific gift card; there is nothing to pick.');
     if (!OPEN_REWARD_STATUSES.includes(reward.status)) {
       throw new ValidationError(`This reward is ${reward.status.toLowerCase().replace('_', ' ')} and takes no more picks.`);
@@ -396,6 +413,157 @@ export class RewardLifecycle {
   }
 
   /**
+   * Approve (docs/controls.md, Approvals): the reward, locked, must be CREATED and waiting; it is sent
+   * as any other send is (SENT, its e-mail queued, its card released for ordering) and the decision
+   * recorded in the audit log, all in one transaction. The sending user never decides their own (403).
+   */
+  async approve(accountId: string, id: string, decider: ApprovalDecider): Promise<void> {
+    const mailJobId = newId('mail');
+    const cardIds = await this.dataSource.transaction(async (manager) => {
+      const reward = await this.lockForDecision(manager, accountId, id, decider);
+      const now = new Date();
+      Object.assign(reward, {
+        status: 'SENT',
+        sentAt: now,
+        approvalStatus: 'APPROVED',
+        approvalDecidedById: decider.userId,
+        approvalDecidedByLabel: decider.email,
+        approvalDecidedAt: now,
+      } satisfies Partial<RewardEntity>);
+      await this.rewards.update(manager, id, {
+        status: 'SENT',
+        sentAt: now,
+        approvalStatus: 'APPROVED',
+        approvalDecidedById: decider.userId,
+        approvalDecidedByLabel: decider.email,
+        approvalDecidedAt: now,
+      });
+      const released: { id: string }[] = await manager.query(
+        `UPDATE reward_cards SET held_for_approval = false WHERE reward_id = $1 AND held_for_approval RETURNING id`,
+        [id],
+      );
+      await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'reward' });
+      await this.timeline.record(manager, [
+        {
+          event: timelineEvent(id, 'reward.sent', { channel: 'email' }),
+          webhook: { accountId, type: 'reward.sent', data: rewardEventData(reward) },
+        },
+      ]);
+      await this.recordDecision(manager, reward, 'APPROVED', decider);
+      return released.map((card) => card.id);
+    });
+    await this.jobs.enqueue({ cardIds, mailJobIds: [mailJobId] });
+  }
+
+  /**
+   * Reject: the reward, locked, must be CREATED and waiting; it is cancelled with its whole value
+   * returned (`reward.canceled`), as a cancel would, and the decision recorded. `decider` null: the
+   * scheduler's rejection after 30 days undecided.
+   */
+  async reject(accountId: string, id: string, decider: ApprovalDecider | null): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const reward = await this.lockForDecision(manager, accountId, id, decider);
+      await this.rejectLocked(manager, reward, decider);
+    });
+  }
+
+  /** Rejects sends undecided for 30 days (by the injected Clock), a batch per transaction; returns how many. */
+  async rejectStaleApprovals(batchSize = EXPIRY_BATCH_SIZE): Promise<number> {
+    let rejected = 0;
+    for (;;) {
+      const cutoff = new Date(this.clock.now().getTime() - APPROVAL_TTL_DAYS * 24 * 3600 * 1000);
+      const count = await this.dataSource.transaction(async (manager) => {
+        const due = await manager
+          .getRepository(RewardEntity)
+          .createQueryBuilder('r')
+          .setLock('pessimistic_write')
+          .setOnLocked('skip_locked')
+          .where(`r.approval_status = 'PENDING' AND r.status = 'CREATED' AND r.created_at <= :cutoff`, { cutoff })
+          .orderBy('r.created_at')
+          .limit(batchSize)
+          .getMany();
+        for (const reward of due) await this.rejectLocked(manager, reward, null);
+        return due.length;
+      });
+      rejected += count;
+      if (count < batchSize) return rejected;
+    }
+  }
+
+  /** The reward locked for a decision: 404 unknown, 403 for its own sender, 422 when not waiting. */
+  private async lockForDecision(manager: EntityManager, accountId: string, id: string, decider: ApprovalDecider | null): Promise<RewardEntity> {
+    await manager.query(`SET LOCAL lock_timeout = ${Math.trunc(this.lockTimeoutMs)}`); // milliseconds
+    const reward = await this.rewards.lock(manager, id, accountId).catch((error: { driverError?: { code?: string } }) => {
+      if (error.driverError?.code === '55P03') throw new RewardBusyError();
+      throw error;
+    });
+    if (!reward) throw new NotFoundError('Reward');
+    if (decider && reward.createdByType === 'user' && reward.createdById === decider.userId) {
+      throw new ForbiddenError('You sent this reward: another admin or owner must decide on it.');
+    }
+    if (reward.approvalStatus === null) throw new ValidationError(`Reward ${id} needs no approval.`);
+    if (reward.approvalStatus !== 'PENDING' || reward.status !== 'CREATED') {
+      const state = reward.approvalStatus !== 'PENDING' ? reward.approvalStatus.toLowerCase() : reward.status;
+      throw new ValidationError(`Reward ${id} was already decided or is no longer waiting (${state}).`);
+    }
+    return reward;
+  }
+
+  private async rejectLocked(manager: EntityManager, reward: RewardEntity, decider: ApprovalDecider | null): Promise<void> {
+    const now = new Date();
+    const { id, accountId } = reward;
+    // The whole value is still held: in the reward (CHOICE) or its unordered card (FIXED).
+    if (reward.type === 'FIXED') {
+      const card = await this.rewards.lockCard(manager, { rewardId: id, status: 'PENDING' });
+      if (card) {
+        await this.rewards.updateCard(manager, card.id, { status: 'CANCELED', heldForApproval: false });
+        await this.release(manager, {
+          accountId,
+          currency: reward.currency,
+          amountCents: card.amountCents,
+          relatedType: 'card',
+          relatedId: card.id,
+          description: `Rejected reward ${id}`,
+        });
+      }
+    } else if (reward.remainingValueCents > 0) {
+      await this.release(manager, {
+        accountId,
+        currency: reward.currency,
+        amountCents: reward.remainingValueCents,
+        relatedType: 'reward',
+        relatedId: id,
+        description: `Rejected reward ${id}`,
+      });
+    }
+    const decision = {
+      status: 'CANCELED' as const,
+      remainingValueCents: 0,
+      approvalStatus: 'REJECTED' as const,
+      approvalDecidedById: decider?.userId ?? null,
+      approvalDecidedByLabel: decider?.email ?? null,
+      approvalDecidedAt: now,
+    };
+    Object.assign(reward, decision);
+    await this.rewards.update(manager, id, decision);
+    await this.timeline.record(manager, [
+      { event: timelineEvent(id, 'reward.canceled', { reason: 'approval_rejected' }), webhook: { accountId, type: 'reward.canceled', data: rewardEventData(reward) } },
+    ]);
+    await this.recordDecision(manager, reward, 'REJECTED', decider);
+  }
+
+  private recordDecision(manager: EntityManager, reward: RewardEntity, decision: 'APPROVED' | 'REJECTED', decider: ApprovalDecider | null): Promise<void> {
+    return this.audit.record(manager, {
+      accountId: reward.accountId,
+      origin: decider?.origin ?? SCHEDULER_ORIGIN,
+      action: 'approval.decided',
+      targetType: 'reward',
+      targetId: reward.id,
+      metadata: { decision, faceValueCents: reward.faceValueCents, currency: reward.currency, ...(decider ? {} : { reason: 'undecided_30_days' }) },
+    });
+  }
+
+  /**
    * Expire: due rewards (by the injected Clock, docs/testing.md) in batches, their remaining value
    * returned to the wallet. Only rewards with value left expire; one whose value is all in pending
    * cards is REDEEMED when they issue, or gets value back (and expires) if one fails. Returns how many expired.
@@ -458,7 +626,11 @@ export class RewardLifecycle {
     const mailJobId = newId('mail');
     await this.dataSource.transaction(async (manager) => {
       // No row lock: a resend changes nothing a concurrent issuance or cancel could race with.
-      if (!(await this.rewards.exists(manager, id, accountId))) throw new NotFoundError('Reward');
+      const reward = await this.rewards.find(manager, id, accountId);
+      if (!reward) throw new NotFoundError('Reward');
+      if (reward.approvalStatus === 'PENDING') {
+        throw new ValidationError(`Reward ${id} is waiting for approval and has not been sent; there is nothing to resend.`);
+      }
       await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
       await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.resent', { channel: 'email' }) }]);
     });

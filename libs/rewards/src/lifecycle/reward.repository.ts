@@ -291,11 +291,15 @@ export class RewardRepository {
       })),
       options,
     );
-    this.mailJobs.insertIn(
-      statement,
-      all.map((w) => ({ id: w.mailJobId, rewardId: w.view.reward.id, kind: 'reward' })),
-      options,
-    );
+    // A send waiting for approval gets its e-mail job when it is approved (docs/controls.md).
+    const mailed = all.filter((w) => w.mailJobId !== null);
+    if (mailed.length) {
+      this.mailJobs.insertIn(
+        statement,
+        mailed.map((w) => ({ id: w.mailJobId!, rewardId: w.view.reward.id, kind: 'reward' })),
+        options,
+      );
+    }
     this.timeline.recordIn(
       statement,
       all.flatMap((w) =>
@@ -303,8 +307,8 @@ export class RewardRepository {
           event,
           webhook: {
             accountId: prepared.accountId,
-            type: event.type as 'reward.created' | 'reward.sent',
-            data: rewardEventData(w.view.reward, event.type === 'reward.created' ? 'CREATED' : 'SENT'),
+            type: event.type as 'reward.created' | 'reward.sent' | 'reward.approval_required',
+            data: rewardEventData(w.view.reward, event.type === 'reward.sent' ? 'SENT' : 'CREATED'),
           },
         })),
       ),

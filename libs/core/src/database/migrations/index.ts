@@ -7,6 +7,7 @@ import { SentPerDay1764540000000 } from './1764540000000-sent-per-day';
 import { RewardFx1764460000000 } from './1764460000000-reward-fx';
 import { EventsApiReplay1764720000000 } from './1764720000000-events-api-replay';
 import { Reports1764700000000 } from './1764700000000-reports';
+import { Controls1764730000000 } from './1764730000000-controls';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -26,4 +27,5 @@ export const MIGRATIONS = [
   LowBalanceMailLease1764610000000,
   Reports1764700000000,
   EventsApiReplay1764720000000,
+  Controls1764730000000,
 ];
