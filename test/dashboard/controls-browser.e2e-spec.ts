@@ -1,24 +1,12 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { artifact, DESKTOP, launchChromium, offlineContext, PHONE } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE } from '../support/browser';
 import { addMember } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { fund } from '../support/rewards';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
-/** No serious or critical accessibility violation on the page as it stands. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
-}
 
-async function expectNoSidewaysScroll(page: Page, name: string): Promise<void> {
-  const width = page.viewportSize()!.width;
-  const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
-  expect({ page: name, scrollWidth: Math.min(scrollWidth, width) }).toEqual({ page: name, scrollWidth });
-}
 
 /** Key limits and approvals in the dashboard (docs/controls.md), in a real browser at phone and desktop width. */
 describe('dashboard controls in a real browser (Debian chromium)', () => {

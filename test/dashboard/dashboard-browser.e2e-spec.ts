@@ -1,9 +1,8 @@
-import AxeBuilder from '@axe-core/playwright';
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { artifact, DESKTOP, launchChromium, offlineContext, PHONE, watchSavedFiles } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE, watchSavedFiles } from '../support/browser';
 import { expectedFromAmount, publishedSandboxRates } from '../support/fx';
 import { addMember } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
@@ -30,19 +29,7 @@ function totp(base32Secret: string, at = Date.now()): string {
   return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
 
-/** No serious or critical accessibility violation on the page as it stands. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
-}
 
-/** The page fits its width: nothing scrolls the whole page sideways (wide tables scroll in their own region). */
-async function expectNoSidewaysScroll(page: Page, name: string): Promise<void> {
-  const width = page.viewportSize()!.width;
-  const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
-  expect({ page: name, scrollWidth: Math.min(scrollWidth, width) }).toEqual({ page: name, scrollWidth });
-}
 
 describe('merchant dashboard in a real browser (Debian chromium)', () => {
   const smtp = new SmtpSink();

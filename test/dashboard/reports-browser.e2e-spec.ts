@@ -1,25 +1,12 @@
-import AxeBuilder from '@axe-core/playwright';
 import Papa from 'papaparse';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { Sweepers } from '@app/core';
 import { REPORT_BUILD_SWEEP } from '@app/reports';
-import { artifact, DESKTOP, launchChromium, offlineContext, PHONE } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE } from '../support/browser';
 import { fund } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
-/** No serious or critical accessibility violation on the page as it stands. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
-}
 
-/** The page fits its width: nothing scrolls the whole page sideways (wide tables scroll in their own region). */
-async function expectNoSidewaysScroll(page: Page, name: string): Promise<void> {
-  const width = page.viewportSize()!.width;
-  const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
-  expect({ page: name, scrollWidth: Math.min(scrollWidth, width) }).toEqual({ page: name, scrollWidth });
-}
 
 /** The Reports page (docs/dashboard.md, Reports; docs/reports.md) in a real browser, at phone and desktop width. */
 describe('dashboard: reports in a real browser (Debian chromium)', () => {

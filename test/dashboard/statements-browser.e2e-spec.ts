@@ -1,7 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import { execFileSync } from 'node:child_process';
-import type { Browser, Download, Page } from 'playwright-core';
-import { artifact, DESKTOP, launchChromium, offlineContext, PHONE } from '../support/browser';
+import type { Browser, Download } from 'playwright-core';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE } from '../support/browser';
 import { choiceReward } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
@@ -29,17 +28,7 @@ describe('statements and receipts on the Wallet page (Debian chromium)', () => {
     await t.close();
   });
 
-  async function expectAccessible(page: Page, name: string): Promise<void> {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
-  }
 
-  async function expectNoSidewaysScroll(page: Page, name: string): Promise<void> {
-    const width = page.viewportSize()!.width;
-    const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
-    expect({ page: name, scrollWidth: Math.min(scrollWidth, width) }).toEqual({ page: name, scrollWidth });
-  }
 
   /** The text of a downloaded PDF, as pdftotext reads it. */
   async function pdfText(download: Download, name: string): Promise<string> {

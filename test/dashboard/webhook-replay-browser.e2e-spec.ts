@@ -1,16 +1,9 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { DESKTOP, launchChromium, offlineContext, PHONE } from '../support/browser';
+import type { Browser } from 'playwright-core';
+import { DESKTOP, expectAccessible, launchChromium, offlineContext, PHONE } from '../support/browser';
 import { eventually } from '../support/processes';
 import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-/** No serious or critical accessibility violation on the page as it stands. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
-}
 
 /**
  * The Webhooks page's "Replay a time range" (docs/webhooks.md, Replay) in real headless chromium, at

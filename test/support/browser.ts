@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
@@ -78,4 +79,18 @@ export async function watchSavedFiles(page: Page): Promise<{ next: (save: () => 
       return page.evaluate((n) => (globalThis as any).__savedFiles[n] as { filename: string; text: string }, before);
     },
   };
+}
+
+/** No serious or critical accessibility violation (axe) on the page as it stands; `name` says which page in a failure. */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
+}
+
+/** The page fits its width: nothing scrolls the whole page sideways (wide tables scroll in their own region). */
+export async function expectNoSidewaysScroll(page: Page, name: string): Promise<void> {
+  const width = page.viewportSize()!.width;
+  const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+  expect({ page: name, scrollWidth: Math.min(scrollWidth, width) }).toEqual({ page: name, scrollWidth });
 }
