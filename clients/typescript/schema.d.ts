@@ -1168,6 +1168,17 @@ export interface components {
                 fundedCents: number;
             } | null;
             recipientLastName: string | null;
+            /**
+             * @description The language of the e-mail and the redemption page; null: English, and the page follows the browser.
+             * @enum {string|null}
+             */
+            recipientLanguage: "en" | "es" | "fr" | "de" | "it" | "pt" | "nl" | null;
+            /**
+             * @description The latest e-mail: QUEUED until the recipient's mail server accepts it (DELIVERED) or refuses it
+             *     for good (FAILED, with `reward.delivery_failed`); SCHEDULED while a send waits for its delivery time.
+             * @enum {string}
+             */
+            emailStatus: "SCHEDULED" | "QUEUED" | "DELIVERED" | "FAILED";
             message: string | null;
             /** @description FIXED: the catalog item. */
             utid: string | null;
@@ -1270,6 +1281,17 @@ export interface components {
                 fundedCents: number;
             } | null;
             recipientLastName: string | null;
+            /**
+             * @description The language of the e-mail and the redemption page; null: English, and the page follows the browser.
+             * @enum {string|null}
+             */
+            recipientLanguage: "en" | "es" | "fr" | "de" | "it" | "pt" | "nl" | null;
+            /**
+             * @description The latest e-mail: QUEUED until the recipient's mail server accepts it (DELIVERED) or refuses it
+             *     for good (FAILED, with `reward.delivery_failed`); SCHEDULED while a send waits for its delivery time.
+             * @enum {string}
+             */
+            emailStatus: "SCHEDULED" | "QUEUED" | "DELIVERED" | "FAILED";
             message: string | null;
             /** @description FIXED: the catalog item. */
             utid: string | null;
@@ -1303,6 +1325,13 @@ export interface components {
             events: components["schemas"]["DryRunRewardEventDto"][];
         };
         RecipientDto: {
+            /**
+             * @description The language of the e-mail and the redemption page (docs/recipient-language.md). Without it the
+             *     e-mail is in English and the page follows the recipient's browser.
+             * @example fr
+             * @enum {string}
+             */
+            language?: "en" | "es" | "fr" | "de" | "it" | "pt" | "nl";
             /**
              * Format: email
              * @description Where the reward e-mail goes.

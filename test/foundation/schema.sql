@@ -793,6 +793,7 @@ CREATE TABLE public.mail_jobs (
     last_error text,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     sent_at timestamp with time zone,
+    next_attempt_at timestamp with time zone,
     CONSTRAINT mail_jobs_kind_check CHECK ((kind = ANY (ARRAY['reward'::text, 'resend'::text]))),
     CONSTRAINT mail_jobs_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'SENT'::text, 'FAILED'::text])))
 );
@@ -1049,10 +1050,14 @@ CREATE TABLE public.rewards (
     fx_funding_currency character(3),
     fx_rate numeric(24,8),
     fx_funded_cents bigint,
+    recipient_language text,
+    email_status text DEFAULT 'QUEUED'::text NOT NULL,
     CONSTRAINT rewards_closed_check CHECK (((status <> ALL (ARRAY['CANCELED'::text, 'EXPIRED'::text])) OR (remaining_value_cents = 0))),
+    CONSTRAINT rewards_email_status_check CHECK ((email_status = ANY (ARRAY['SCHEDULED'::text, 'QUEUED'::text, 'DELIVERED'::text, 'FAILED'::text]))),
     CONSTRAINT rewards_face_value_check CHECK (((face_value_cents >= 1) AND (face_value_cents <= 100000000))),
     CONSTRAINT rewards_fixed_check CHECK (((type = 'FIXED'::text) = (utid IS NOT NULL))),
     CONSTRAINT rewards_fx_check CHECK ((((fx_funding_currency IS NULL) AND (fx_rate IS NULL) AND (fx_funded_cents IS NULL)) OR ((fx_funding_currency IS NOT NULL) AND (fx_rate IS NOT NULL) AND (fx_funded_cents IS NOT NULL) AND (fx_funding_currency ~ '^[A-Z]{3}$'::text) AND (fx_funding_currency <> currency) AND (fx_rate > (0)::numeric) AND (fx_funded_cents > 0)))),
+    CONSTRAINT rewards_recipient_language_check CHECK ((recipient_language = ANY (ARRAY['en'::text, 'es'::text, 'fr'::text, 'de'::text, 'it'::text, 'pt'::text, 'nl'::text]))),
     CONSTRAINT rewards_remaining_value_check CHECK (((remaining_value_cents >= 0) AND (remaining_value_cents <= face_value_cents))),
     CONSTRAINT rewards_source_check CHECK ((source = ANY (ARRAY['api'::text, 'bulk'::text, 'dashboard'::text, 'oauth'::text]))),
     CONSTRAINT rewards_status_check CHECK ((status = ANY (ARRAY['CREATED'::text, 'SENT'::text, 'OPENED'::text, 'PARTIALLY_REDEEMED'::text, 'REDEEMED'::text, 'EXPIRED'::text, 'CANCELED'::text]))),

@@ -49,6 +49,7 @@ export class RewardMailService {
         brandName: row.brand_name,
         link: redemptionUrl(this.config.publicBaseUrl, token),
         expiresAt: row.expires_at,
+        language: row.recipient_language,
       });
       await this.mailer.send({ fromName: senderName, to: row.recipient_email, reference: `${row.id}-${mail.id}`, ...email });
       await this.mailJobs.markSent(mail, new Date());
@@ -71,7 +72,7 @@ export class RewardMailService {
     const [row] = await queryRows<MailRow>(
       this.dataSource.manager,
       `SELECT r.id, r.account_id, r.type, r.face_value_cents, r.currency, r.recipient_email, r.recipient_first_name,
-              r.message, r.brand_name, r.expires_at,
+              r.recipient_language, r.message, r.brand_name, r.expires_at,
               a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed
          FROM rewards r
          JOIN accounts a ON a.id = r.account_id
@@ -92,6 +93,7 @@ interface MailRow {
   currency: string;
   recipient_email: string;
   recipient_first_name: string;
+  recipient_language: string | null;
   message: string | null;
   brand_name: string | null;
   expires_at: Date | null;

@@ -20,6 +20,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { NoControlCharacters, RequestExamples } from '@app/core';
+import { RECIPIENT_LANGUAGES } from '@app/mail';
 import { CurrencyCode } from '@app/wallet';
 import { REWARD_TYPES } from '../entities/reward.entity';
 
@@ -44,6 +45,15 @@ export class RecipientDto {
   @MaxLength(100)
   @NoControlCharacters()
   lastName?: string;
+
+  /**
+   * The language of the e-mail and the redemption page (docs/recipient-language.md). Without it the
+   * e-mail is in English and the page follows the recipient's browser.
+   */
+  @ApiPropertyOptional({ enum: RECIPIENT_LANGUAGES, example: 'fr' })
+  @IsOptional()
+  @IsIn(RECIPIENT_LANGUAGES, { message: `language must be one of: ${RECIPIENT_LANGUAGES.join(', ')}` })
+  language?: (typeof RECIPIENT_LANGUAGES)[number];
 }
 
 export class CreateRewardDto {

@@ -40,6 +40,7 @@ export type RedeemableReward = Readonly<
     | 'remainingValueCents'
     | 'currency'
     | 'recipientFirstName'
+    | 'recipientLanguage'
     | 'message'
     | 'allowedBrandKeys'
     | 'brandName'

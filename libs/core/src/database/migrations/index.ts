@@ -4,6 +4,7 @@ import { LowBalanceAlerts1764600000000 } from './1764600000000-low-balance-alert
 import { ListFilters1764530000000 } from './1764530000000-list-filters';
 import { SentPerDay1764540000000 } from './1764540000000-sent-per-day';
 import { RewardFx1764460000000 } from './1764460000000-reward-fx';
+import { RecipientLanguageDelivery1764740000000 } from './1764740000000-recipient-language-delivery';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   ListFilters1764530000000,
   SentPerDay1764540000000,
   LowBalanceAlerts1764600000000,
+  RecipientLanguageDelivery1764740000000,
 ];
