@@ -345,7 +345,7 @@ export interface components {
         };
         AuditEntryDto: {
             /** @enum {string} */
-            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created";
+            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "reward.recipient_corrected";
             targetType: string | null;
             targetId: string | null;
             /** @description What changed, in the action's own terms. */
@@ -578,7 +578,7 @@ export interface operations {
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
                 /** @description Only entries of this action. */
-                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created";
+                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "reward.recipient_corrected";
             };
             header?: never;
             path?: never;

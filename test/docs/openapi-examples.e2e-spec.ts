@@ -45,6 +45,7 @@ const ORDER = [
   'listRewards',
   'getReward',
   'getRewardLedger',
+  'updateReward',
   'resendReward',
   'cancelReward',
   'getCatalogRules',

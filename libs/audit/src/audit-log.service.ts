@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   'account.created',
   'oauth_client.created',
   'fx_conversion.created',
+  'reward.recipient_corrected',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'reward.redeemed',
   'reward.expired',
   'reward.canceled',
+  'reward.delivery_failed',
   'card.issued',
   'card.failed',
   'wallet.credited',

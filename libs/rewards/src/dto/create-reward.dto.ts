@@ -149,6 +149,23 @@ export class CreateRewardDto {
   campaign?: string;
 }
 
+export class CorrectedRecipientDto {
+  /** The right address: the e-mail goes there, with the reward's one link. */
+  @IsEmail({}, { message: 'email must be an e-mail address' })
+  @MaxLength(254)
+  @NoControlCharacters()
+  email: string;
+}
+
+/** `PATCH /v1/rewards/{id}`: corrects the recipient's address (docs/delivery.md, Correcting the address). */
+export class UpdateRewardDto {
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CorrectedRecipientDto)
+  recipient: CorrectedRecipientDto;
+}
+
 export class BulkCreateRewardsDto {
   /** Up to 500 rewards, processed in order. Each item is validated on its own. */
   @ApiProperty({ type: [CreateRewardDto], minItems: 1, maxItems: 500 })
@@ -205,5 +222,13 @@ export const BULK_CREATE_REWARDS_EXAMPLES: RequestExamples<BulkCreateRewardsDto>
         { type: 'CHOICE', valueCents: 2500, recipient: { email: 'katherine@example.com', firstName: 'Katherine' }, externalId: 'order-1044' },
       ] satisfies CreateRewardDto[],
     },
+  },
+};
+
+export const UPDATE_REWARD_EXAMPLES: RequestExamples<UpdateRewardDto> = {
+  address: {
+    summary: 'Correct a mistyped address',
+    description: 'The reward must not be opened yet and must have value left; the e-mail goes again to the new address, with the same link.',
+    value: { recipient: { email: 'ada.lovelace@example.com' } },
   },
 };
