@@ -1138,7 +1138,10 @@ export interface components {
             createdAt: string;
             /** @description The `evt_` id, the same as the webhook event's where there is one. */
             id: string;
-            /** @description A webhook event name that concerns this reward, or `reward.resent`. */
+            /**
+             * @description A webhook event name that concerns this reward, or one the timeline alone keeps: `reward.resent`,
+             *     `reward.recipient_corrected` (metadata `from`, `to`: docs/delivery.md).
+             */
             type: string;
         };
         RewardDto: {
@@ -1251,7 +1254,10 @@ export interface components {
             };
             /** Format: date-time */
             createdAt: string;
-            /** @description A webhook event name that concerns this reward, or `reward.resent`. */
+            /**
+             * @description A webhook event name that concerns this reward, or one the timeline alone keeps: `reward.resent`,
+             *     `reward.recipient_corrected` (metadata `from`, `to`: docs/delivery.md).
+             */
             type: string;
         };
         DryRunRewardDto: {

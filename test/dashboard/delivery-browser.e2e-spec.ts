@@ -116,4 +116,25 @@ describe('dashboard: e-mail delivery status and correcting a bounced address, in
     expect(await owner.page.getByRole('heading', { name: 'Correct the address' }).count()).toBe(0);
     await owner.context.close();
   });
+
+  it("a developer sends a CHOICE reward in German from the Send page; the e-mail is German and the reward says so", async () => {
+    const developer = await addMember(t, m.accountId, 'developer');
+    const { context, page } = await signIn(PHONE, { email: developer.email, password: MEMBER_PASSWORD });
+    await page.goto(`${t.baseUrl}/dashboard/send`);
+    await page.getByLabel("Recipient's choice (CHOICE)").check();
+    const email = recipient().email;
+    await page.getByLabel('Recipient e-mail').fill(email);
+    await page.getByLabel('First name').fill('Jürgen');
+    await page.getByLabel("Recipient's language").selectOption({ label: 'German' });
+    await page.getByLabel(/^Amount/).fill('40');
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Send reward' }).click();
+    await page.getByText(`Reward sent to ${email}.`).waitFor();
+    const mail = await smtp.waitFor((mail) => mail.to.includes(email));
+    expect(mail.headers['content-language']).toBe('de');
+    expect(mail.text).toContain('Hallo Jürgen,');
+    await page.getByRole('link', { name: 'See the reward' }).click();
+    await page.getByText('German', { exact: true }).waitFor();
+    await context.close();
+  });
 });

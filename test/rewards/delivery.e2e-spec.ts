@@ -166,7 +166,10 @@ describe('delivery of the reward e-mail: bounces, retries, emailStatus and corre
     const patched = await api().patch(`/v1/rewards/${id}`, { recipient: { email: right } });
     expect(patched.status).toBe(200);
     expect(patched.body.reward).toMatchObject({ id, recipientEmail: right, emailStatus: 'QUEUED' });
-    expect(patched.body.reward.events.map((e: { type: string }) => e.type)).toContain('reward.recipient_corrected');
+    const corrected = patched.body.reward.events.find((e: { type: string }) => e.type === 'reward.recipient_corrected');
+    expect(corrected.metadata).toEqual({ channel: 'email', from: wrong.email, to: right });
+    const [audited] = await dataSource.query(`SELECT actor_type, metadata FROM audit_log WHERE action = 'reward.recipient_corrected' AND target_id = $1`, [id]);
+    expect(audited).toEqual({ actor_type: 'api_key', metadata: { from: wrong.email, to: right } });
     const mail = await smtp.waitFor((mail) => mail.to.includes(right));
     expect(mail.text).toContain(res.body.redemptionUrl);
     await eventually(async () => (await reward(id)).emailStatus === 'DELIVERED');

@@ -164,3 +164,14 @@ export function addressCorrectable(reward: Reward): boolean {
   if (reward.openedAt !== null || reward.status === 'CANCELED' || reward.status === 'EXPIRED') return false;
   return reward.type === 'FIXED' || reward.remainingValueCents > 0;
 }
+
+/** The recipient languages (docs/recipient-language.md), named in English for the merchant, in the contract's order. */
+export const LANGUAGE_NAMES: Record<NonNullable<Reward['recipientLanguage']>, string> = {
+  en: 'English',
+  es: 'Spanish',
+  fr: 'French',
+  de: 'German',
+  it: 'Italian',
+  pt: 'Portuguese',
+  nl: 'Dutch',
+};

@@ -4,6 +4,7 @@ import {
   addressCorrectable,
   deliveryFailure,
   EMAIL_STATUS_LABELS,
+  LANGUAGE_NAMES,
   useCancelReward,
   useCorrectRecipient,
   useResendReward,
@@ -135,17 +136,6 @@ export function RewardDetailPage() {
     </>
   );
 }
-
-/** The recipient languages (docs/recipient-language.md), named in English for the merchant. */
-const LANGUAGE_NAMES: Record<NonNullable<Reward['recipientLanguage']>, string> = {
-  en: 'English',
-  es: 'Spanish',
-  fr: 'French',
-  de: 'German',
-  it: 'Italian',
-  pt: 'Portuguese',
-  nl: 'Dutch',
-};
 
 /**
  * Corrects a mistyped address (docs/delivery.md, Correcting the address): offered while the reward is

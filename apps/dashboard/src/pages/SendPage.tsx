@@ -4,7 +4,7 @@ import { useAccount } from '../api/account';
 import { itemAccepts, itemValueLabel, useCatalog, type CatalogItem } from '../api/catalog';
 import { rateOf, useFxRates } from '../api/fx';
 import { useIdempotencyKey } from '../api/idempotency';
-import { useSendReward } from '../api/rewards';
+import { LANGUAGE_NAMES, useSendReward, type CreateReward } from '../api/rewards';
 import { useWallets } from '../api/wallet';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
@@ -84,7 +84,12 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     send.mutate({
       type,
       valueCents,
-      recipient: { email: text('email') ?? '', firstName: text('firstName') ?? '', lastName: text('lastName') },
+      recipient: {
+        email: text('email') ?? '',
+        firstName: text('firstName') ?? '',
+        lastName: text('lastName'),
+        language: (text('language') as CreateReward['recipient']['language']) ?? undefined,
+      },
       message: text('message'),
       externalId: text('externalId'),
       ...(type === 'FIXED' ? { utid: item!.utid } : { currency }),
@@ -122,6 +127,18 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       <Field label="Recipient e-mail" name="email" type="email" required error={issueOf(err, 'recipient.email')} />
       <Field label="First name" name="firstName" required error={issueOf(err, 'recipient.firstName')} />
       <Field label="Last name" name="lastName" error={issueOf(err, 'recipient.lastName')} />
+      <div className="field">
+        <label htmlFor="recipient-language">Recipient's language</label>
+        <select id="recipient-language" name="language" defaultValue="" aria-describedby="recipient-language-hint">
+          <option value="">Not set</option>
+          {Object.entries(LANGUAGE_NAMES).map(([code, name]) => (
+            <option key={code} value={code}>
+              {name}
+            </option>
+          ))}
+        </select>
+        <small id="recipient-language-hint">The e-mail and the recipient's page speak it; not set: English, and the page follows the browser.</small>
+      </div>
       {type === 'CHOICE' && (
         <div className="field">
           <label htmlFor="reward-currency">Reward currency</label>
@@ -207,7 +224,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       )}
       <FormError
         error={err}
-        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'valueCents', 'utid', 'expiresAt', 'externalId', 'currency', 'fundingCurrency']}
+        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'recipient.language', 'valueCents', 'utid', 'expiresAt', 'externalId', 'currency', 'fundingCurrency']}
       />
       <button type="submit" disabled={send.isPending}>
         Send reward

@@ -52,7 +52,10 @@ export class RewardEventDto {
   /** The `evt_` id, the same as the webhook event's where there is one. */
   id: string;
 
-  /** A webhook event name that concerns this reward, or `reward.resent`. */
+  /**
+   * A webhook event name that concerns this reward, or one the timeline alone keeps: `reward.resent`,
+   * `reward.recipient_corrected` (metadata `from`, `to`: docs/delivery.md).
+   */
   type: string;
 
   @ApiProperty({ type: 'object', additionalProperties: true })
