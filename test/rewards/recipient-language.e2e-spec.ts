@@ -42,12 +42,12 @@ describe("the recipient's language (recipient.language)", () => {
     const value = money('fr-FR', 5_000);
     expect(mail.subject).toBe(`Acme Inc vous a envoyé une récompense de ${value}`);
     expect(mail.text).toContain('Bonjour Amélie,');
-    expect(mail.text).toContain(`Choisir vos cartes cadeaux: ${res.body.redemptionUrl}`);
+    expect(mail.text).toContain(`Choisir vos cartes cadeaux\u00a0: ${res.body.redemptionUrl}`);
     expect(mail.text).toContain('À utiliser au plus tard le 31 décembre 2030.');
     // The merchant's message as written, not translated.
     expect(mail.text).toContain('Thank you, as written');
     expect(mail.html).toContain('<html lang="fr">');
-    expect(mail.html).toContain('Ne partagez pas ce lien');
+    expect(mail.html).toContain('Ne partagez pas ce lien\u00a0: toute personne');
     expect(mail.html).not.toMatch(/sent you|Keep this link/);
   });
 

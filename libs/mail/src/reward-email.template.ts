@@ -52,7 +52,7 @@ export function renderRewardEmail(input: RewardEmailInput): { subject: string; h
     sent,
     ...(input.message ? ['', input.message] : []),
     '',
-    `${action}: ${input.link}`,
+    texts.t('email', 'actionLine', { action, link: input.link }),
     ...(expiry ? ['', expiry] : []),
     '',
     keepPrivate,
