@@ -48,13 +48,13 @@ export class RedemptionController {
     const found = await this.open(token, req, res);
     if ('status' in found) {
       if (found.retryAfter) res.setHeader('Retry-After', String(found.retryAfter));
-      res.setHeader('Vary', 'Accept-Language');
+      res.vary('Accept-Language');
       res.status(found.status).type('html').send(renderMessagePage(pageTexts(null, req), found.status === 404 ? 'notFound' : 'tooMany'));
       return;
     }
     const texts = pageTexts(found.reward.language, req);
     res.setHeader('Content-Language', texts.language);
-    if (!found.reward.language) res.setHeader('Vary', 'Accept-Language');
+    if (!found.reward.language) res.vary('Accept-Language');
     res.status(200).type('html').send(renderRedemptionPage(found, texts));
   }
 
