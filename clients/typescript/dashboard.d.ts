@@ -419,7 +419,7 @@ export interface components {
         };
         AuditEntryDto: {
             /** @enum {string} */
-            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated";
+            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected";
             targetType: string | null;
             targetId: string | null;
             /** @description What changed, in the action's own terms. */
@@ -699,7 +699,10 @@ export interface components {
             createdAt: string;
             /** @description The `evt_` id, the same as the webhook event's where there is one. */
             id: string;
-            /** @description A webhook event name that concerns this reward, or `reward.resent`. */
+            /**
+             * @description A webhook event name that concerns this reward, or one the timeline alone keeps: `reward.resent`,
+             *     `reward.recipient_corrected` (metadata `from`, `to`: docs/delivery.md).
+             */
             type: string;
         };
         RewardDto: {
@@ -744,6 +747,17 @@ export interface components {
                 decidedAt: string | null;
             } | null;
             recipientLastName: string | null;
+            /**
+             * @description The language of the e-mail and the redemption page; null: English, and the page follows the browser.
+             * @enum {string|null}
+             */
+            recipientLanguage: "en" | "es" | "fr" | "de" | "it" | "pt" | "nl" | null;
+            /**
+             * @description The latest e-mail: QUEUED until the recipient's mail server accepts it (DELIVERED) or refuses it
+             *     for good (FAILED, with `reward.delivery_failed`); SCHEDULED while a send waits for its delivery time.
+             * @enum {string}
+             */
+            emailStatus: "SCHEDULED" | "QUEUED" | "DELIVERED" | "FAILED";
             message: string | null;
             /** @description FIXED: the catalog item. */
             utid: string | null;
@@ -812,7 +826,7 @@ export interface operations {
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
                 /** @description Only entries of this action. */
-                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated";
+                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected";
             };
             header?: never;
             path?: never;

@@ -408,7 +408,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Correct the recipient's address
+         * @description Sets `recipient.email` and e-mails the reward again to it, with the same link (`emailStatus` QUEUED again). Only while the reward is not yet opened and has value left (a FIXED reward: not cancelled or expired; a CHOICE reward: value not yet picked); otherwise 422. Adds `reward.recipient_corrected` to the timeline and to the audit log.
+         */
+        patch: operations["updateReward"];
         trace?: never;
     };
     "/v1/rewards/{id}/ledger": {
@@ -1378,7 +1382,10 @@ export interface components {
             createdAt: string;
             /** @description The `evt_` id, the same as the webhook event's where there is one. */
             id: string;
-            /** @description A webhook event name that concerns this reward, or `reward.resent`. */
+            /**
+             * @description A webhook event name that concerns this reward, or one the timeline alone keeps: `reward.resent`,
+             *     `reward.recipient_corrected` (metadata `from`, `to`: docs/delivery.md).
+             */
             type: string;
         };
         RewardDto: {
@@ -1427,6 +1434,17 @@ export interface components {
                 decidedAt: string | null;
             } | null;
             recipientLastName: string | null;
+            /**
+             * @description The language of the e-mail and the redemption page; null: English, and the page follows the browser.
+             * @enum {string|null}
+             */
+            recipientLanguage: "en" | "es" | "fr" | "de" | "it" | "pt" | "nl" | null;
+            /**
+             * @description The latest e-mail: QUEUED until the recipient's mail server accepts it (DELIVERED) or refuses it
+             *     for good (FAILED, with `reward.delivery_failed`); SCHEDULED while a send waits for its delivery time.
+             * @enum {string}
+             */
+            emailStatus: "SCHEDULED" | "QUEUED" | "DELIVERED" | "FAILED";
             message: string | null;
             /** @description FIXED: the catalog item. */
             utid: string | null;
@@ -1495,7 +1513,10 @@ export interface components {
             };
             /** Format: date-time */
             createdAt: string;
-            /** @description A webhook event name that concerns this reward, or `reward.resent`. */
+            /**
+             * @description A webhook event name that concerns this reward, or one the timeline alone keeps: `reward.resent`,
+             *     `reward.recipient_corrected` (metadata `from`, `to`: docs/delivery.md).
+             */
             type: string;
         };
         DryRunRewardDto: {
@@ -1544,6 +1565,17 @@ export interface components {
                 decidedAt: string | null;
             } | null;
             recipientLastName: string | null;
+            /**
+             * @description The language of the e-mail and the redemption page; null: English, and the page follows the browser.
+             * @enum {string|null}
+             */
+            recipientLanguage: "en" | "es" | "fr" | "de" | "it" | "pt" | "nl" | null;
+            /**
+             * @description The latest e-mail: QUEUED until the recipient's mail server accepts it (DELIVERED) or refuses it
+             *     for good (FAILED, with `reward.delivery_failed`); SCHEDULED while a send waits for its delivery time.
+             * @enum {string}
+             */
+            emailStatus: "SCHEDULED" | "QUEUED" | "DELIVERED" | "FAILED";
             message: string | null;
             /** @description FIXED: the catalog item. */
             utid: string | null;
@@ -1577,6 +1609,13 @@ export interface components {
             events: components["schemas"]["DryRunRewardEventDto"][];
         };
         RecipientDto: {
+            /**
+             * @description The language of the e-mail and the redemption page (docs/recipient-language.md). Without it the
+             *     e-mail is in English and the page follows the recipient's browser.
+             * @example fr
+             * @enum {string}
+             */
+            language?: "en" | "es" | "fr" | "de" | "it" | "pt" | "nl";
             /**
              * Format: email
              * @description Where the reward e-mail goes.
@@ -1690,6 +1729,16 @@ export interface components {
             /** @description Every wallet transaction of the reward and of its cards, oldest first. */
             transactions: components["schemas"]["WalletTransactionDto"][];
         };
+        CorrectedRecipientDto: {
+            /**
+             * Format: email
+             * @description The right address: the e-mail goes there, with the reward's one link.
+             */
+            email: string;
+        };
+        UpdateRewardDto: {
+            recipient: components["schemas"]["CorrectedRecipientDto"];
+        };
         ApprovalSettingsDto: {
             /**
              * Format: int32
@@ -1798,7 +1847,7 @@ export interface components {
              */
             url: string;
             /** @description Event names to receive; an empty array subscribes to every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
             /** @description A note for your own reference. */
             description?: string;
         };
@@ -1807,7 +1856,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description Subscribed event names; empty means every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
             /** @description Set when the service paused the endpoint itself (its receiver answered 410 Gone); null otherwise. */
             pausedReason: string | null;
             /**
@@ -1844,7 +1893,7 @@ export interface components {
              */
             url?: string;
             /** @description Replaces the subscription; an empty array subscribes to every event. */
-            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
+            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
             /** @description A note for your own reference; null clears it. */
             description?: string | null;
             /** @description `false` pauses the endpoint: it receives nothing, and deliveries already pending wait. `true` resumes them. */
@@ -1968,7 +2017,7 @@ export interface components {
              * @example wallet.credited
              * @enum {string}
              */
-            type: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
+            type: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
             /** Format: date-time */
             createdAt: string;
             /**
@@ -2121,6 +2170,50 @@ export interface components {
                 fundedCents: number;
             } | null;
             externalId: string | null;
+        };
+        /** @description The reward e-mail could not be delivered: the recipient’s mail server refused it for good (a 5xx reply), or it still refused or did not answer after the last retry. The reward shows `emailStatus: FAILED`; `PATCH /v1/rewards/{id}` corrects the address. */
+        WebhookRewardDeliveryFailedData: {
+            id: string;
+            /** @enum {string} */
+            status: "CREATED" | "SENT" | "OPENED" | "PARTIALLY_REDEEMED" | "REDEEMED" | "EXPIRED" | "CANCELED";
+            /**
+             * Format: int64
+             * @description Face value of the reward, in cents of `currency`.
+             */
+            valueCents: number;
+            /**
+             * Format: int64
+             * @description Value not yet turned into cards, in cents of `currency`.
+             */
+            remainingValueCents: number;
+            /** @description The reward’s currency: the wallet its value is held in and returns to. */
+            currency: string;
+            /** @description Set when the send converted the value from another wallet (`fundingCurrency`), as on the reward; otherwise null. */
+            fx: {
+                /**
+                 * @description The wallet the value was converted from.
+                 * @example USD
+                 */
+                fundingCurrency: string;
+                /**
+                 * @description Units of the reward's currency per one unit of `fundingCurrency`, as applied (markup included, 8 decimals at most).
+                 * @example 0.92
+                 */
+                rate: number;
+                /**
+                 * Format: int64
+                 * @description What the send took from the `fundingCurrency` wallet, in its cents: `ceil(valueCents / rate)`.
+                 */
+                fundedCents: number;
+            } | null;
+            externalId: string | null;
+            /**
+             * @description What failed: the e-mail.
+             * @enum {string}
+             */
+            channel: "email";
+            /** @description The server’s reply (its code and text), or what went wrong when there was none; up to 200 characters. */
+            reason: string;
         };
         WebhookCardData: {
             rewardId: string;
@@ -2310,6 +2403,22 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["WebhookRewardData"];
         };
+        /** @description The `reward.delivery_failed` event. */
+        RewardDeliveryFailedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.delivery_failed";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardDeliveryFailedData"];
+        };
         /** @description The `card.issued` event. */
         CardIssuedEvent: {
             /** @description Event id; the same in every delivery of this event. */
@@ -2423,7 +2532,7 @@ export interface components {
             data: components["schemas"]["WebhookPingData"];
         };
         /** @description What the service POSTs to a webhook endpoint: one event, signed. */
-        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["RewardApprovalRequiredEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["CatalogUpdatedEvent"] | components["schemas"]["ReportCompletedEvent"] | components["schemas"]["PingEvent"];
+        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["RewardApprovalRequiredEvent"] | components["schemas"]["RewardDeliveryFailedEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["CatalogUpdatedEvent"] | components["schemas"]["ReportCompletedEvent"] | components["schemas"]["PingEvent"];
         /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward` and `redemptionUrl`), or the answer of a dry run (`dry_run=true`): `reward` as it would be created, without ids, with `fx` when it would be converted; nothing is held, stored or sent, and no `Idempotency-Key` is consumed. */
         CreateReward200Response: components["schemas"]["CreateRewardResponseDto"] | {
             reward: components["schemas"]["DryRunRewardDto"];
@@ -5580,6 +5689,171 @@ export interface operations {
             };
         };
     };
+    updateReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's id (`rw_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRewardDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardResponseDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource, or it belongs to another account. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Well formed, but cannot be fulfilled. */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     getRewardLedger: {
         parameters: {
             query?: never;
@@ -8322,7 +8596,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this type. */
-                type?: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
+                type?: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
                 /** @description Only items created at or after this instant (ISO 8601). Default with `created_lt`: 366 days before it. */
                 created_gte?: string;
                 /** @description Only items created before this instant (ISO 8601). Default with `created_gte`: now. At most 366 days after `created_gte`. */

@@ -87,6 +87,7 @@ describe('dashboard controls in a real browser (Debian chromium)', () => {
     await page.getByText('This send needs approval').waitFor();
     await expectAccessible(page, 'Send with the approval notice (desktop)');
     await page.getByRole('button', { name: 'Send reward' }).click();
+    await page.getByRole('dialog', { name: 'Send this reward?' }).getByRole('button', { name: 'Send $150.00' }).click();
     await page.getByText(/created and waiting for approval/).waitFor();
     const [waiting] = (await t.api.as(m.key).get('/v1/rewards?page_size=10')).body.rewards;
     expect(waiting).toMatchObject({ recipientEmail: 'big.send@example.com', status: 'CREATED', approval: { status: 'PENDING' } });

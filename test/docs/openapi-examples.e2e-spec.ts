@@ -47,6 +47,7 @@ const ORDER = [
   'listRewards',
   'getReward',
   'getRewardLedger',
+  'updateReward',
   'resendReward',
   'cancelReward',
   'getApprovalSettings',

@@ -23,6 +23,7 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /v1/account/overview': 'account:read',
   'GET /v1/account/overview/daily': 'account:read',
   'PATCH /v1/account/branding': 'account:write',
+  'PATCH /v1/rewards/:id': 'rewards:write',
   'GET /v1/account/alert-settings': 'account:read',
   'PUT /v1/account/alert-settings': 'account:write',
   'GET /v1/account/approval-settings': 'account:read',

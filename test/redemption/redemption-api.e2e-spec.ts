@@ -59,6 +59,7 @@ describe('redemption JSON API (/r/{token}/api)', () => {
       remainingValueCents: 0,
       currency: 'USD',
       recipientFirstName: 'Ada',
+      language: null,
       message: 'Thanks for all your work',
       senderName: 'Acme People',
       logoUrl: 'https://cdn.acme.test/logo.png',

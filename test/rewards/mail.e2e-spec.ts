@@ -2,23 +2,24 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { MAIL_QUEUE } from '@app/core';
+import { RewardBackgroundJobs } from '@app/rewards';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { parseMime } from '../support/mime';
 import { eventually } from '../support/processes';
-import { promoteDelayedJob } from '../support/queues';
 import { choiceReward, fund, recipient } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { clockOverride, TestClock } from '../support/test-clock';
 
 describe('reward e-mail', () => {
   const smtp = new SmtpSink();
+  const clock = new TestClock();
   let t: TestApp;
   let worker: TestWorker;
   let merchant: SeededMerchant;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { SMTP_URL: await smtp.start(), MAIL_FROM: 'Rewards <rewards@mail.example>' } });
+    t = await startTestApp({ env: { SMTP_URL: await smtp.start(), MAIL_FROM: 'Rewards <rewards@mail.example>' }, overrides: [clockOverride(clock)] });
     worker = await startTestWorker(t);
     merchant = await seedMerchant(t, { name: 'Acme Inc' });
     await fund(t, merchant, 100_000);
@@ -102,9 +103,13 @@ describe('reward e-mail', () => {
     smtp.failNext(1);
     const to = recipient();
     const res = await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000, { recipient: to }));
-    // The retry waits out its backoff (5 s) as a delayed job: made due now rather than waited for.
-    const [{ id: mailJobId }] = await t.app.get(DataSource).query(`SELECT id FROM mail_jobs WHERE reward_id = $1`, [res.body.reward.id]);
-    await promoteDelayedJob(worker.app, MAIL_QUEUE, (job) => job.data.mailJobId === mailJobId);
+    // The retry waits out its backoff (EMAIL_RETRY_BASE_MS, 60 s) on the service's clock: moved past it, and the sweep enqueues it.
+    await eventually(async () => {
+      const [row] = await t.app.get(DataSource).query(`SELECT attempts, next_attempt_at FROM mail_jobs WHERE reward_id = $1`, [res.body.reward.id]);
+      return row.attempts === 1 && row.next_attempt_at !== null;
+    });
+    clock.advance(60_000);
+    await worker.app.get(RewardBackgroundJobs).enqueueOrphans();
     await smtp.waitFor((m) => m.to.includes(to.email));
     let last: unknown;
     const job = await eventually(async () => {
@@ -116,6 +121,7 @@ describe('reward e-mail', () => {
     });
     expect(job).toEqual({ status: 'SENT', attempts: 2 });
     expect(smtp.messages.filter((m) => m.to.includes(to.email))).toHaveLength(1);
+    clock.reset();
   });
 });
 

@@ -32,7 +32,7 @@ export function launchChromium(): Promise<Browser> {
  * A context that is offline from the internet: anything not served by the app under test is
  * aborted and recorded, as on a machine with no network (brand images are remote https URLs).
  */
-export async function offlineContext(browser: Browser, baseUrl: string, options: typeof PHONE | typeof DESKTOP) {
+export async function offlineContext(browser: Browser, baseUrl: string, options: (typeof PHONE | typeof DESKTOP) & { locale?: string }) {
   const context: BrowserContext = await browser.newContext(options);
   const external: { url: string; type: string }[] = [];
   await context.route(

@@ -2,13 +2,24 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { parseMime, ParsedMail } from './mime';
 
+/** How the sink refuses a recipient at RCPT TO: the reply code and text, and how many times (then it accepts). */
+export interface RecipientRefusal {
+  code: number;
+  text: string;
+  times: number;
+}
+
 /**
  * A real SMTP server in the test process. `failNext(n)` answers the next n messages with a
- * temporary failure (451), as a mail relay under load does.
+ * temporary failure (451), as a mail relay under load does. `refuseRecipient` refuses an address at
+ * RCPT TO, permanently (550: no such mailbox) or temporarily (450: mailbox busy, greylisting).
  */
 export class SmtpSink {
   readonly messages: ParsedMail[] = [];
+  /** Every RCPT TO the sink refused, in order: the address and the reply it gave. */
+  readonly refused: { to: string; reply: string }[] = [];
   private failures = 0;
+  private readonly refusals = new Map<string, RecipientRefusal>();
   private server?: SMTPServer;
   private waiters: (() => void)[] = [];
 
@@ -17,6 +28,14 @@ export class SmtpSink {
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      onRcptTo: (address, _session, callback) => {
+        const to = address.address.toLowerCase();
+        const refusal = this.refusals.get(to);
+        if (!refusal || refusal.times <= 0) return callback();
+        refusal.times -= 1;
+        this.refused.push({ to, reply: `${refusal.code} ${refusal.text}` });
+        return callback(Object.assign(new Error(refusal.text), { responseCode: refusal.code }));
+      },
       onData: (stream, _session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -38,6 +57,11 @@ export class SmtpSink {
 
   failNext(count: number): void {
     this.failures = count;
+  }
+
+  /** Refuses `email` at RCPT TO with `code` and `text`, the next `times` times (for good by default). */
+  refuseRecipient(email: string, refusal: Partial<RecipientRefusal> = {}): void {
+    this.refusals.set(email.toLowerCase(), { code: 550, text: '5.1.1 No such user here', times: Number.POSITIVE_INFINITY, ...refusal });
   }
 
   /** Waits for a message matching `predicate`. */

@@ -15,30 +15,46 @@ const REWARD_STATUS = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED', 'REDEE
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const cents = { type: 'integer', minimum: 0 };
 
+/** The reward's fields every reward event carries. */
+const REWARD_DATA_PROPERTIES: Json = {
+  id: { type: 'string', pattern: '^rw_', maxLength: 64 },
+  status: { type: 'string', enum: REWARD_STATUS },
+  valueCents: { ...cents, minimum: 1, description: 'Face value of the reward, in cents of `currency`.' },
+  remainingValueCents: { ...cents, description: 'Value not yet turned into cards, in cents of `currency`.' },
+  currency: {
+    type: 'string',
+    pattern: '^[A-Z]{3}$',
+    minLength: 3,
+    maxLength: 3,
+    description: 'The reward’s currency: the wallet its value is held in and returns to.',
+  },
+  fx: {
+    ...REWARD_FX_SCHEMA,
+    additionalProperties: false,
+    description: 'Set when the send converted the value from another wallet (`fundingCurrency`), as on the reward; otherwise null.',
+  },
+  externalId: { type: 'string', nullable: true, maxLength: 100 },
+};
+
 const DATA_SCHEMAS: Record<string, Json> = {
   WebhookRewardData: {
     type: 'object',
     description: 'The reward as it is after the change.',
     required: ['id', 'status', 'valueCents', 'remainingValueCents', 'currency', 'fx', 'externalId'],
     additionalProperties: false,
+    properties: REWARD_DATA_PROPERTIES,
+  },
+  WebhookRewardDeliveryFailedData: {
+    type: 'object',
+    description:
+      'The reward e-mail could not be delivered: the recipient’s mail server refused it for good (a 5xx reply), or it still refused ' +
+      'or did not answer after the last retry. The reward shows `emailStatus: FAILED`; `PATCH /v1/rewards/{id}` corrects the address.',
+    required: ['id', 'status', 'valueCents', 'remainingValueCents', 'currency', 'fx', 'externalId', 'channel', 'reason'],
+    additionalProperties: false,
     properties: {
-      id: { type: 'string', pattern: '^rw_', maxLength: 64 },
-      status: { type: 'string', enum: REWARD_STATUS },
-      valueCents: { ...cents, minimum: 1, description: 'Face value of the reward, in cents of `currency`.' },
-      remainingValueCents: { ...cents, description: 'Value not yet turned into cards, in cents of `currency`.' },
-      currency: {
-        type: 'string',
-        pattern: '^[A-Z]{3}$',
-        minLength: 3,
-        maxLength: 3,
-        description: 'The reward’s currency: the wallet its value is held in and returns to.',
-      },
-      fx: {
-        ...REWARD_FX_SCHEMA,
-        additionalProperties: false,
-        description: 'Set when the send converted the value from another wallet (`fundingCurrency`), as on the reward; otherwise null.',
-      },
-      externalId: { type: 'string', nullable: true, maxLength: 100 },
+      ...REWARD_DATA_PROPERTIES,
+      channel: { type: 'string', enum: ['email'], description: 'What failed: the e-mail.' },
+      reason: { type: 'string', maxLength: 200, description: 'The server’s reply (its code and text), or what went wrong when there was none; up to 200 characters.' },
     },
   },
   WebhookCardData: {
@@ -125,6 +141,7 @@ const DATA_SCHEMAS: Record<string, Json> = {
 };
 
 function dataSchemaOf(type: string): string {
+  if (type === 'reward.delivery_failed') return 'WebhookRewardDeliveryFailedData';
   if (type.startsWith('reward.')) return 'WebhookRewardData';
   if (type.startsWith('card.')) return 'WebhookCardData';
   if (type === 'wallet.credited') return 'WebhookWalletCreditedData';

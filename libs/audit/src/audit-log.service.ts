@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.replay_requested',
   'approval.decided',
   'approval_settings.updated',
+  'reward.recipient_corrected',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -11,6 +11,8 @@ export interface OutgoingMail {
   subject: string;
   html: string;
   text: string;
+  /** The language the message is written in, sent as its Content-Language header (e.g. `fr`). */
+  language?: string;
   /** Used in the .eml file name, so a test or an operator can find a given mail. */
   reference: string;
 }
@@ -39,6 +41,7 @@ export class Mailer implements OnApplicationShutdown {
       subject: mail.subject,
       html: mail.html,
       text: mail.text,
+      ...(mail.language ? { headers: { 'Content-Language': mail.language } } : {}),
     });
     if (!this.config.smtpUrl) await this.writeToOutbox(`${Date.now()}-${mail.reference}.eml`, (info as { message: Buffer }).message);
   }

@@ -1,4 +1,5 @@
-import { formatMoney, html, trustedHtml, type SafeHtml } from '@app/core';
+import { html, trustedHtml, type SafeHtml } from '@app/core';
+import type { RecipientTexts } from '@app/mail';
 import type { IssuedCardDto } from '@app/rewards';
 import { code128Svg } from './code128';
 import type { PickableBrandView, PickableItemView, RedemptionStateView } from './dto/redemption.dto';
@@ -30,47 +31,48 @@ function logo(name: string, url: string | null, size: 'lg' | 'sm'): SafeHtml {
   return html`<span class="logo logo-${size}"><span class="initials" aria-hidden="true">${initials(name)}</span>${img}</span>`;
 }
 
-const STATUS_NOTICE: Record<string, string> = {
-  CANCELED: 'This reward was cancelled by the sender. No more cards can be picked; cards already issued stay valid.',
-  EXPIRED: 'This reward has expired. No more cards can be picked; cards already issued stay valid.',
-  REDEEMED: 'You have used the whole reward. Enjoy your cards!',
-};
+type Texts = RecipientTexts;
 
-function page(title: string, body: SafeHtml, options: { color?: string; head?: SafeHtml | false } = {}): string {
+/**
+ * The page in the recipient's language (docs/recipient-language.md): `<html lang>` names it, and the
+ * script gets its own texts and the locale to format amounts with (data attributes on the body).
+ */
+function page(texts: Texts, title: string, body: SafeHtml, options: { color?: string; head?: SafeHtml | false } = {}): string {
   const color = options.color ?? DEFAULT_COLOR;
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<html lang="${texts.language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex,nofollow"><title>${title}</title>${options.head}
 <style>${trustedHtml(STYLES)}</style></head>
-<body style="--brand:${color};--on-brand:${textOn(color)}">${body}
+<body style="--brand:${color};--on-brand:${textOn(color)}" data-locale="${texts.locale}" data-texts="${JSON.stringify(texts.section('script'))}">${body}
 <script src="${REDEEM_SCRIPT_PATH}" defer></script></body></html>`.toString();
 }
 
-export function renderRedemptionPage(state: RedemptionStateView): string {
+export function renderRedemptionPage(state: RedemptionStateView, texts: Texts): string {
   const { reward, cards, brands } = state;
-  const money = (cents: number) => formatMoney(cents, reward.currency);
+  const money = (cents: number) => texts.money(cents, reward.currency);
   const color = reward.brandColor && /^#[0-9A-Fa-f]{6}$/.test(reward.brandColor) ? reward.brandColor : DEFAULT_COLOR;
-  const what = reward.type === 'FIXED' && reward.brandName ? `a ${money(reward.faceValueCents)} ${reward.brandName} gift card` : `a ${money(reward.faceValueCents)} reward`;
-  const notice = statusNotice(state);
+  const fixed = reward.type === 'FIXED' && reward.brandName !== null;
+  const params = { name: reward.recipientFirstName, sender: reward.senderName, value: money(reward.faceValueCents), brand: reward.brandName ?? '' };
+  const notice = statusNotice(state, texts);
   const pending = cards.some((card) => card.status === 'PENDING');
-  const expiry = reward.expiresAt && reward.canPick && html`<p class="muted">Pick your cards by ${reward.expiresAt.slice(0, 10)}.</p>`;
+  const expiry = reward.expiresAt && reward.canPick && html`<p class="muted">${texts.t('page', 'pickBy', { date: texts.date(reward.expiresAt) })}</p>`;
 
   const body = html`
 <header class="bar">${logo(reward.senderName, reward.logoUrl, 'lg')}<span class="sender">${reward.senderName}</span></header>
 <main>
-<h1>Hi ${reward.recipientFirstName}, ${reward.senderName} sent you ${what}</h1>
+<h1>${texts.t('page', fixed ? 'headingFixed' : 'headingChoice', params)}</h1>
 ${reward.message && html`<blockquote class="message">${reward.message}</blockquote>`}
 <dl class="amounts">
-<div><dt>Reward value</dt><dd id="face-value">${money(reward.faceValueCents)}</dd></div>
-${reward.type === 'CHOICE' && html`<div><dt>Left to spend</dt><dd id="remaining-value">${money(reward.remainingValueCents)}</dd></div>`}
+<div><dt>${texts.t('page', 'rewardValue')}</dt><dd id="face-value">${money(reward.faceValueCents)}</dd></div>
+${reward.type === 'CHOICE' && html`<div><dt>${texts.t('page', 'leftToSpend')}</dt><dd id="remaining-value">${money(reward.remainingValueCents)}</dd></div>`}
 </dl>
 ${notice && html`<p class="notice notice-${reward.status.toLowerCase()}" role="status" id="reward-status">${notice}</p>`}
 ${expiry}
-${cardsSection(reward.type, cards, money)}
-${reward.canPick && pickSection(brands, reward.remainingValueCents, reward.currency, money)}
-<p class="muted small">Keep this page private: anyone with its link can use the reward.</p>
+${cardsSection(reward.type, cards, money, texts)}
+${reward.canPick && pickSection(brands, reward.remainingValueCents, reward.currency, money, texts)}
+<p class="muted small">${texts.t('page', 'keepPrivate')}</p>
 </main>`;
-  return page(`${reward.senderName} sent you ${what}`, body, {
+  return page(texts, texts.t('page', fixed ? 'titleFixed' : 'titleChoice', params), body, {
     color,
     // Without JavaScript, a page with a card still issuing refreshes itself.
     head: pending && html`<noscript><meta http-equiv="refresh" content="3"></noscript>`,
@@ -78,96 +80,102 @@ ${reward.canPick && pickSection(brands, reward.remainingValueCents, reward.curre
 }
 
 /** What the recipient must know about the reward as a whole, if anything. */
-function statusNotice({ reward, cards }: RedemptionStateView): string | null {
+function statusNotice({ reward, cards }: RedemptionStateView, texts: Texts): string | null {
   // Waiting for the sender's approval (docs/controls.md): nothing to use yet, and no date known.
-  if (reward.status === 'CREATED' && reward.availableAt === null) return 'This reward is not available yet. You will get an e-mail once it is.';
+  if (reward.status === 'CREATED' && reward.availableAt === null) return texts.t('page', 'awaitingApproval');
   if (reward.type === 'FIXED') {
     // A FIXED card that fails cancels the reward (docs/rewards.md, Issuance): not the sender's doing.
-    if (cards.some((card) => card.status === 'FAILED')) return 'This gift card could not be issued. Please contact the sender.';
+    if (cards.some((card) => card.status === 'FAILED')) return texts.t('page', 'fixedFailed');
     if (reward.status === 'REDEEMED') return null;
   }
   if (reward.status === 'SENT' || reward.status === 'OPENED' || reward.status === 'PARTIALLY_REDEEMED') {
     // Past its expiry time but not yet swept: already closed for picks.
-    return reward.type === 'CHOICE' && !reward.canPick && reward.remainingValueCents > 0 ? STATUS_NOTICE.EXPIRED : null;
+    return reward.type === 'CHOICE' && !reward.canPick && reward.remainingValueCents > 0 ? texts.t('page', 'expired') : null;
   }
-  return STATUS_NOTICE[reward.status] ?? null;
+  if (reward.status === 'CANCELED') return texts.t('page', 'canceled');
+  if (reward.status === 'EXPIRED') return texts.t('page', 'expired');
+  if (reward.status === 'REDEEMED') return texts.t('page', 'redeemed');
+  return null;
 }
 
-function cardsSection(type: string, cards: IssuedCardDto[], money: (cents: number) => string): SafeHtml | null {
+function cardsSection(type: string, cards: IssuedCardDto[], money: (cents: number) => string, texts: Texts): SafeHtml | null {
   if (cards.length === 0) return null;
-  const title = type === 'FIXED' ? 'Your gift card' : 'Your cards';
+  const title = texts.t('page', type === 'FIXED' ? 'yourGiftCard' : 'yourCards');
   return html`<section aria-labelledby="cards-title"><h2 id="cards-title">${title}</h2>
-<ul class="cards">${cards.map((card) => cardItem(card, type, money))}</ul></section>`;
+<ul class="cards">${cards.map((card) => cardItem(card, type, money, texts))}</ul></section>`;
 }
 
-function cardItem(card: IssuedCardDto, type: string, money: (cents: number) => string): SafeHtml {
+function cardItem(card: IssuedCardDto, type: string, money: (cents: number) => string, texts: Texts): SafeHtml {
   const head = html`<div class="card-head">${logo(card.brandName, card.brandImageUrl, 'sm')}<div><h3>${card.brandName}</h3>
 <p class="muted">${card.rewardName} · <strong>${money(card.amountCents)}</strong></p></div></div>`;
   let content: SafeHtml;
   if (card.status === 'PENDING') {
-    content = html`<p class="pending" role="status"><span class="spinner" aria-hidden="true"></span>Issuing your card…</p>`;
+    content = html`<p class="pending" role="status"><span class="spinner" aria-hidden="true"></span>${texts.t('page', 'issuing')}</p>`;
   } else if (card.status === 'FAILED') {
-    content = html`<p class="notice">This card could not be issued.${type === 'CHOICE' && ' Its value was returned, so you can pick another card.'}</p>`;
+    content = html`<p class="notice">${texts.t('page', type === 'CHOICE' ? 'cardFailedReturned' : 'cardFailed')}</p>`;
   } else {
-    content = html`<dl class="credentials">${card.credentials.map(credential)}</dl>${
+    content = html`<dl class="credentials">${card.credentials.map((c) => credential(c, texts))}</dl>${
       card.redemptionInstructions && html`<p class="instructions">${card.redemptionInstructions}</p>`
     }`;
   }
   return html`<li class="card" data-card-status="${card.status}" data-card-id="${card.id}">${head}${content}</li>`;
 }
 
-function credential(c: IssuedCardDto['credentials'][number]): SafeHtml {
+function credential(c: IssuedCardDto['credentials'][number], texts: Texts): SafeHtml {
   const label = html`<dt>${c.label}</dt>`;
   switch (c.type) {
     case 'url':
       return /^https?:\/\//.test(c.value)
-        ? html`${label}<dd><a class="button secondary" href="${c.value}" target="_blank" rel="noopener noreferrer">Open your card</a></dd>`
+        ? html`${label}<dd><a class="button secondary" href="${c.value}" target="_blank" rel="noopener noreferrer">${texts.t('page', 'openCard')}</a></dd>`
         : html`${label}<dd><code>${c.value}</code></dd>`;
     case 'barcode': {
-      const svg = code128Svg(c.value, `Barcode of ${c.value}`);
+      const svg = code128Svg(c.value, texts.t('page', 'barcodeOf', { code: c.value }));
       return html`${label}<dd>${svg}<code class="barcode-value">${c.value}</code></dd>`;
     }
     case 'date':
-      return html`${label}<dd><time datetime="${c.value}">${c.value.slice(0, 10)}</time></dd>`;
+      return html`${label}<dd><time datetime="${c.value}">${isNaN(Date.parse(c.value)) ? c.value : texts.date(c.value)}</time></dd>`;
     default:
       return html`${label}<dd class="copyable"><code>${c.value}</code>
-<button type="button" class="copy" data-copy="${c.value}" aria-label="Copy ${c.label}">Copy</button></dd>`;
+<button type="button" class="copy" data-copy="${c.value}" aria-label="${texts.t('page', 'copyLabel', { label: c.label })}">${texts.t('page', 'copy')}</button></dd>`;
   }
 }
 
-function itemLabel(brand: PickableBrandView, item: PickableItemView, money: (cents: number) => string): string {
+function itemLabel(brand: PickableBrandView, item: PickableItemView, money: (cents: number) => string, texts: Texts): string {
   return item.valueType === 'FIXED_VALUE'
-    ? `${brand.name} ${money(item.faceValueCents!)}`
-    : `${brand.name} any amount, ${money(item.minValueCents!)} to ${money(item.maxValueCents!)}`;
+    ? texts.t('page', 'itemFixed', { brand: brand.name, value: money(item.faceValueCents!) })
+    : texts.t('page', 'itemRange', { brand: brand.name, min: money(item.minValueCents!), max: money(item.maxValueCents!) });
 }
 
-function pickSection(brands: PickableBrandView[], remaining: number, currency: string, money: (cents: number) => string): SafeHtml {
+function pickSection(brands: PickableBrandView[], remaining: number, currency: string, money: (cents: number) => string, texts: Texts): SafeHtml {
   const list = brands.map((brand) => {
     const items = brand.items.map((item) => {
       const affordable = (item.valueType === 'FIXED_VALUE' ? item.faceValueCents! : item.minValueCents!) <= remaining;
       return html`<label class="item${!affordable && ' unaffordable'}"><input type="radio" name="utid" value="${item.utid}" data-type="${item.valueType}"
  data-face="${item.faceValueCents}" data-min="${item.minValueCents}" data-max="${item.maxValueCents}"${!affordable && html` disabled`}>
-<span>${itemLabel(brand, item, money)}</span></label>`;
+<span>${itemLabel(brand, item, money, texts)}</span></label>`;
     });
     const search = `${brand.name} ${brand.items.map((i) => i.rewardName).join(' ')}`.toLowerCase();
     return html`<fieldset class="brand" data-search="${search}">
 <legend>${logo(brand.name, brand.imageUrl, 'sm')}<span>${brand.name}</span></legend>${items}</fieldset>`;
   });
-  return html`<section aria-labelledby="pick-title"><h2 id="pick-title">Pick a card</h2>
+  return html`<section aria-labelledby="pick-title"><h2 id="pick-title">${texts.t('page', 'pickTitle')}</h2>
 <form id="pick-form" data-remaining="${remaining}" data-currency="${currency}" novalidate>
-<div class="field"><label for="brand-search">Search brands</label>
-<input id="brand-search" type="search" autocomplete="off" placeholder="e.g. coffee, books"></div>
-<div class="brands" role="group" aria-label="Cards you can pick">${list}<p id="no-match" class="muted" hidden>No brand matches your search.</p></div>
-<div class="field"><label for="amount">Amount</label>
+<div class="field"><label for="brand-search">${texts.t('page', 'searchLabel')}</label>
+<input id="brand-search" type="search" autocomplete="off" placeholder="${texts.t('page', 'searchPlaceholder')}"></div>
+<div class="brands" role="group" aria-label="${texts.t('page', 'cardsGroup')}">${list}<p id="no-match" class="muted" hidden>${texts.t('page', 'noMatch')}</p></div>
+<div class="field"><label for="amount">${texts.t('page', 'amount')}</label>
 <input id="amount" name="amount" type="number" inputmode="decimal" step="0.01" min="0.01" max="${(remaining / 100).toFixed(2)}" aria-describedby="amount-hint" required>
-<p id="amount-hint" class="muted small">In ${currency}. Pick a card first; you have ${money(remaining)} left.</p></div>
-<button type="submit" class="button">Get this card</button>
+<p id="amount-hint" class="muted small">${texts.t('page', 'amountHint', { currency, remaining: money(remaining) })}</p></div>
+<button type="submit" class="button">${texts.t('page', 'submit')}</button>
 <p id="pick-message" class="pick-message" role="alert" aria-live="assertive"></p>
 </form></section>`;
 }
 
-export function renderMessagePage(title: string, message: string): string {
-  return page(title, html`<main><h1>${title}</h1><p>${message}</p></main>`);
+/** A page with a title and one paragraph (a link not found, too many attempts), in the recipient's language. */
+export function renderMessagePage(texts: Texts, kind: 'notFound' | 'tooMany'): string {
+  const title = texts.t('page', kind === 'notFound' ? 'notFoundTitle' : 'tooManyTitle');
+  const message = texts.t('page', kind === 'notFound' ? 'notFoundText' : 'tooManyText');
+  return page(texts, title, html`<main><h1>${title}</h1><p>${message}</p></main>`);
 }
 
 const STYLES = `

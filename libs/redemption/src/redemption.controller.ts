@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { clientAddress, Public, RateLimiter, setRateLimitHeaders } from '@app/auth';
 import { APP_CONFIG, AppConfig, NotFoundError, parseIdempotencyKey, RateLimitedError, registerSecretPath, SecretParams } from '@app/core';
+import { RECIPIENT_LANGUAGES, recipientTexts, RecipientTexts } from '@app/mail';
 import { PickCardDto, RedemptionStateView } from './dto/redemption.dto';
 import { REDEEM_SCRIPT } from './redeem-script';
 import { renderMessagePage, renderRedemptionPage } from './redemption-page';
@@ -47,14 +48,14 @@ export class RedemptionController {
     const found = await this.open(token, req, res);
     if ('status' in found) {
       if (found.retryAfter) res.setHeader('Retry-After', String(found.retryAfter));
-      const [title, text] =
-        found.status === 404
-          ? ['Link not found', 'This reward link is not valid. Check that you opened the whole link from your e-mail.']
-          : ['Too many attempts', 'Wait a few minutes, then open the link from your e-mail again.'];
-      res.status(found.status).type('html').send(renderMessagePage(title, text));
+      res.vary('Accept-Language');
+      res.status(found.status).type('html').send(renderMessagePage(pageTexts(null, req), found.status === 404 ? 'notFound' : 'tooMany'));
       return;
     }
-    res.status(200).type('html').send(renderRedemptionPage(found));
+    const texts = pageTexts(found.reward.language, req);
+    res.setHeader('Content-Language', texts.language);
+    if (!found.reward.language) res.vary('Accept-Language');
+    res.status(200).type('html').send(renderRedemptionPage(found, texts));
   }
 
   @SecretParams('token')
@@ -115,6 +116,16 @@ export class RedemptionController {
     const misses = await this.limiter.hit('redemption-misses', clientAddress(req), REDEMPTION_MISSES_PER_WINDOW, MISS_WINDOW_MS);
     return misses.allowed ? { status: 404 } : { status: 429, retryAfter: misses.resetSeconds };
   }
+}
+
+/**
+ * The page's language (docs/recipient-language.md): the one the sender chose for the recipient, else
+ * the best of the browser's Accept-Language among those the page speaks, else English.
+ */
+function pageTexts(chosen: string | null, req: Request): RecipientTexts {
+  if (chosen) return recipientTexts(chosen);
+  const header = req.headers['accept-language'];
+  return recipientTexts(header ? req.acceptsLanguages(...RECIPIENT_LANGUAGES) || null : null);
 }
 
 /** The page and its answers hold gift-card credentials: never cached, never indexed. */

@@ -45,6 +45,7 @@ export class RedemptionService {
         remainingValueCents: reward.remainingValueCents,
         currency: reward.currency,
         recipientFirstName: reward.recipientFirstName,
+        language: reward.recipientLanguage,
         message: reward.message,
         senderName: account.senderName ?? account.name,
         logoUrl: account.logoUrl,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, Sweepers } from '@app/core';
+import { APP_CONFIG, AppConfig, Clock, Sweepers } from '@app/core';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { MailLease } from './lifecycle/mail-lease';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
@@ -29,6 +29,7 @@ export class RewardBackgroundJobs implements OnModuleInit {
     private readonly mailLease: MailLease,
     private readonly jobs: RewardJobs,
     private readonly sweepers: Sweepers,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -52,7 +53,8 @@ export class RewardBackgroundJobs implements OnModuleInit {
     // A card whose issuance lease ran out was left by a run that died at the supplier: enqueued
     // again, its next run looks the order up (docs/rewards.md, Issuance). A live lease is left alone.
     const cardIds = await this.rewards.cardsToSweep(ORPHAN_AFTER, SWEEP_LIMIT);
-    const mailJobIds = await this.mailJobs.pendingToSweep(ORPHAN_AFTER, SWEEP_LIMIT);
+    // E-mails retried after a temporary refusal come back here once their time has come.
+    const mailJobIds = await this.mailJobs.pendingToSweep(ORPHAN_AFTER, SWEEP_LIMIT, this.clock.now());
     // An e-mail whose worker died while sending: its lease has run out (renewed every few seconds while alive).
     const expiredMailLeases = await this.mailLease.expired(SWEEP_LIMIT);
     await this.jobs.enqueue({ cardIds, mailJobIds, expiredMailLeases, swept: true });

@@ -84,6 +84,8 @@ export class RewardDrafts {
         recipientEmail: dto.recipient.email,
         recipientFirstName: dto.recipient.firstName,
         recipientLastName: dto.recipient.lastName ?? null,
+        recipientLanguage: dto.recipient.language ?? null,
+        emailStatus: 'QUEUED',
         message: dto.message ?? null,
         utid: fixed ? dto.utid! : null,
         allowedBrandKeys: !fixed && dto.allowedBrandKeys ? [...new Set(dto.allowedBrandKeys)] : null,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig, bigintCents, queryRows } from '@app/core';
-import { Mailer, renderRewardEmail } from '@app/mail';
+import { APP_CONFIG, AppConfig, bigintCents, Clock, queryRows } from '@app/core';
+import { Mailer, OutgoingMail, renderRewardEmail } from '@app/mail';
 import { RewardEntity } from './entities/reward.entity';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { LeasedMail, MailLease } from './lifecycle/mail-lease';
@@ -13,6 +13,7 @@ import { emailsSent } from './reward-metrics';
  * Sends a reward e-mail. Every e-mail of a reward (the first and each resend) carries the reward's
  * one link, the create response's (docs/redemption.md, One link), read back from its sealed copy.
  * A crash between sending and marking SENT sends the e-mail again on retry (at least once, never lost).
+ * What the relay answers decides the reward's `emailStatus` (docs/delivery.md).
  */
 @Injectable()
 export class RewardMailService {
@@ -22,44 +23,75 @@ export class RewardMailService {
     private readonly lease: MailLease,
     private readonly mailJobs: MailJobRepository,
     private readonly lifecycle: RewardLifecycle,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async send(mailJobId: string, finalAttempt: boolean): Promise<'sent' | 'skipped'> {
+  async send(mailJobId: string, finalAttempt: boolean): Promise<'sent' | 'retrying' | 'failed' | 'skipped'> {
     // The lease keeps a duplicate job (a stalled job re-run, the sweeper) from sending it twice at once.
     const mail = await this.lease.take(mailJobId);
     if (!mail) return 'skipped';
     return this.lease.hold(mail, () => this.deliver(mail, finalAttempt));
   }
 
-  private async deliver(mail: LeasedMail, finalAttempt: boolean): Promise<'sent'> {
+  private async deliver(mail: LeasedMail, finalAttempt: boolean): Promise<'sent' | 'retrying' | 'failed'> {
+    let outgoing: OutgoingMail;
     try {
-      const row = await this.readForMail(mail.rewardId);
-      const token = await this.lifecycle.redemptionToken({ id: row.id, accountId: row.account_id }, row.token_sealed);
-      const senderName = row.sender_name ?? row.account_name;
-      const email = renderRewardEmail({
-        senderName,
-        logoUrl: row.logo_url,
-        brandColor: row.brand_color,
-        recipientFirstName: row.recipient_first_name,
-        message: row.message,
-        valueCents: bigintCents.from(row.face_value_cents) as number,
-        currency: row.currency,
-        type: row.type,
-        brandName: row.brand_name,
-        link: redemptionUrl(this.config.publicBaseUrl, token),
-        expiresAt: row.expires_at,
-      });
-      await this.mailer.send({ fromName: senderName, to: row.recipient_email, reference: `${row.id}-${mail.id}`, ...email });
-      await this.mailJobs.markSent(mail, new Date());
-      emailsSent.inc({ outcome: 'sent' });
-      return 'sent';
+      outgoing = await this.compose(mail);
     } catch (error) {
+      // Not the relay's answer (the database, a missing row): the queue's own retries, as before.
       emailsSent.inc({ outcome: finalAttempt ? 'failed' : 'retrying' });
       const reason = String((error as Error).message);
       await (finalAttempt ? this.mailJobs.markFailed(mail, reason) : this.lease.release(mail, reason));
       throw error;
     }
+    try {
+      await this.mailer.send(outgoing);
+    } catch (error) {
+      return this.refused(mail, smtpRefusal(error));
+    }
+    await this.mailJobs.markSent(mail, new Date());
+    await this.lifecycle.emailDelivered(mail.rewardId, mail.id);
+    emailsSent.inc({ outcome: 'sent' });
+    return 'sent';
+  }
+
+  /**
+   * The relay did not take the message (docs/delivery.md): a permanent refusal (5xx) fails it at
+   * once; a temporary one (4xx), or no answer, is tried again after EMAIL_RETRY_BASE_MS doubling
+   * with each attempt, on the service's clock, until EMAIL_MAX_ATTEMPTS attempts have been made.
+   */
+  private async refused(mail: LeasedMail, refusal: SmtpRefusal): Promise<'retrying' | 'failed'> {
+    if (refusal.permanent || mail.attempt >= this.config.emailMaxAttempts) {
+      emailsSent.inc({ outcome: 'failed' });
+      await this.lifecycle.emailFailed(mail, refusal.reason);
+      return 'failed';
+    }
+    emailsSent.inc({ outcome: 'retrying' });
+    const delay = this.config.emailRetryBaseMs * 2 ** (mail.attempt - 1);
+    await this.lease.releaseUntil(mail, refusal.reason, new Date(this.clock.now().getTime() + delay));
+    return 'retrying';
+  }
+
+  private async compose(mail: LeasedMail): Promise<OutgoingMail> {
+    const row = await this.readForMail(mail.rewardId);
+    const token = await this.lifecycle.redemptionToken({ id: row.id, accountId: row.account_id }, row.token_sealed);
+    const senderName = row.sender_name ?? row.account_name;
+    const email = renderRewardEmail({
+      senderName,
+      logoUrl: row.logo_url,
+      brandColor: row.brand_color,
+      recipientFirstName: row.recipient_first_name,
+      message: row.message,
+      valueCents: bigintCents.from(row.face_value_cents) as number,
+      currency: row.currency,
+      type: row.type,
+      brandName: row.brand_name,
+      link: redemptionUrl(this.config.publicBaseUrl, token),
+      expiresAt: row.expires_at,
+      language: row.recipient_language,
+    });
+    return { fromName: senderName, to: row.recipient_email, reference: `${row.id}-${mail.id}`, ...email };
   }
 
   /**
@@ -71,7 +103,7 @@ export class RewardMailService {
     const [row] = await queryRows<MailRow>(
       this.dataSource.manager,
       `SELECT r.id, r.account_id, r.type, r.face_value_cents, r.currency, r.recipient_email, r.recipient_first_name,
-              r.message, r.brand_name, r.expires_at,
+              r.recipient_language, r.message, r.brand_name, r.expires_at,
               a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed
          FROM rewards r
          JOIN accounts a ON a.id = r.account_id
@@ -92,6 +124,7 @@ interface MailRow {
   currency: string;
   recipient_email: string;
   recipient_first_name: string;
+  recipient_language: string | null;
   message: string | null;
   brand_name: string | null;
   expires_at: Date | null;
@@ -100,4 +133,23 @@ interface MailRow {
   logo_url: string | null;
   brand_color: string | null;
   token_sealed: string | null;
+}
+
+export interface SmtpRefusal {
+  /** A 5xx reply: the server will not take this message for this recipient, however often it is sent. */
+  permanent: boolean;
+  /** The server's reply (its code and text), or what went wrong when there was none. */
+  reason: string;
+}
+
+/**
+ * What nodemailer's error says of the relay's answer: `responseCode` and `response` (the reply line,
+ * e.g. `550 5.1.1 <x@example.com>: Recipient address rejected`) when the server refused, none when the
+ * connection failed or timed out (temporary, as a 4xx is).
+ */
+export function smtpRefusal(error: unknown): SmtpRefusal {
+  const { responseCode, response, message } = (error ?? {}) as { responseCode?: unknown; response?: unknown; message?: unknown };
+  const code = typeof responseCode === 'number' ? responseCode : Number.NaN;
+  const reply = typeof response === 'string' && response.trim() ? response.trim() : String(message ?? error);
+  return { permanent: code >= 500 && code < 600, reason: reply.replace(/\s+/g, ' ').slice(0, 200) };
 }

@@ -1,10 +1,17 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuditOrigin, CurrentAuditOrigin } from '@app/audit';
 import { CurrentPrincipal, Principal, RequireScope } from '@app/auth';
 import { ApiBodyExamples, ApiErrorResponses, Clock, dateRange, ForbiddenError, InsufficientScopeError, parseIdempotencyKey } from '@app/core';
-import { BULK_CREATE_REWARDS_EXAMPLES, BulkCreateRewardsDto, CREATE_REWARD_EXAMPLES, CreateRewardDto } from './dto/create-reward.dto';
+import {
+  BULK_CREATE_REWARDS_EXAMPLES,
+  BulkCreateRewardsDto,
+  CREATE_REWARD_EXAMPLES,
+  CreateRewardDto,
+  UPDATE_REWARD_EXAMPLES,
+  UpdateRewardDto,
+} from './dto/create-reward.dto';
 import {
   BulkResponseDto,
   CreateRewardResponseDto,
@@ -174,6 +181,28 @@ export class RewardsController {
       throw principal.credentialKind === 'session' ? new ForbiddenError(message) : new InsufficientScopeError('wallet:read', message);
     }
     return this.rewards.ledger(principal.accountId, id);
+  }
+
+  @Patch(':id')
+  @RequireScope('rewards:write')
+  @ApiOperation({
+    operationId: 'updateReward',
+    summary: "Correct the recipient's address",
+    description:
+      'Sets `recipient.email` and e-mails the reward again to it, with the same link (`emailStatus` QUEUED again). Only while the ' +
+      'reward is not yet opened and has value left (a FIXED reward: not cancelled or expired; a CHOICE reward: value not yet ' +
+      'picked); otherwise 422. Adds `reward.recipient_corrected` to the timeline and to the audit log.',
+  })
+  @ApiParam(REWARD_ID)
+  @ApiBodyExamples(UpdateRewardDto, UPDATE_REWARD_EXAMPLES)
+  @ApiErrorResponses(400, 404, 422)
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
+    @Param('id') id: string,
+    @Body() body: UpdateRewardDto,
+  ): Promise<RewardResponseDto> {
+    return { reward: toRewardDto(await this.rewards.correctRecipient(principal.accountId, id, body.recipient.email, origin)) };
   }
 
   @Post(':id/cancel')

@@ -120,6 +120,12 @@ export class RewardsService {
     return this.get(accountId, id);
   }
 
+  /** Corrects the recipient's address and e-mails it again (RewardLifecycle.correctRecipient's rules). */
+  async correctRecipient(accountId: string, id: string, email: string, origin: AuditOrigin): Promise<RewardView> {
+    await this.lifecycle.correctRecipient(accountId, id, email, origin);
+    return this.get(accountId, id);
+  }
+
   /** Queues the recipient e-mail again, in any state. */
   async resend(accountId: string, id: string): Promise<RewardView> {
     await this.lifecycle.resend(accountId, id);

@@ -1,4 +1,4 @@
-import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '@client/schema';
 import { rewardStatuses } from 'virtual:contract-enums';
 import type { BulkReward } from '../format/bulk-rows';
@@ -129,3 +129,49 @@ export function useResendReward(id: string) {
     onSuccess: moneyMoved,
   });
 }
+
+/**
+ * Corrects the recipient's address of a reward not yet opened with value left, and e-mails it again
+ * with the same link (docs/delivery.md, Correcting the address).
+ */
+export function useCorrectRecipient(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (email: string) =>
+      unwrap(await v1.PATCH('/v1/rewards/{id}', { params: { path: { id } }, body: { recipient: { email } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.rewards.all() }),
+  });
+}
+
+/** How the dashboard names a reward's `emailStatus` (docs/delivery.md). */
+export const EMAIL_STATUS_LABELS: Record<Reward['emailStatus'], string> = {
+  SCHEDULED: 'Scheduled',
+  QUEUED: 'Queued',
+  DELIVERED: 'Delivered',
+  FAILED: 'Failed',
+};
+
+/** The reason of the reward's latest delivery failure (the server's reply), if its latest e-mail failed. */
+export function deliveryFailure(reward: Reward): string | null {
+  if (reward.emailStatus !== 'FAILED') return null;
+  const failed = [...reward.events].reverse().find((event) => event.type === 'reward.delivery_failed');
+  const reason = failed?.metadata.reason;
+  return typeof reason === 'string' ? reason : null;
+}
+
+/** Whether the address may still be corrected: not opened, not cancelled or expired, value left (a FIXED reward's is its card). */
+export function addressCorrectable(reward: Reward): boolean {
+  if (reward.openedAt !== null || reward.status === 'CANCELED' || reward.status === 'EXPIRED') return false;
+  return reward.type === 'FIXED' || reward.remainingValueCents > 0;
+}
+
+/** The recipient languages (docs/recipient-language.md), named in English for the merchant, in the contract's order. */
+export const LANGUAGE_NAMES: Record<NonNullable<Reward['recipientLanguage']>, string> = {
+  en: 'English',
+  es: 'Spanish',
+  fr: 'French',
+  de: 'German',
+  it: 'Italian',
+  pt: 'Portuguese',
+  nl: 'Dutch',
+};

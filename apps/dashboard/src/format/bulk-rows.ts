@@ -1,8 +1,25 @@
+import type { components } from '@client/schema';
 import { parseMajorUnits } from './parse-money';
 import { parseCsv } from './csv';
 
+/** A recipient language as the contract lists them; a cell with another value is passed on for the API's dry run to refuse. */
+type RecipientLanguage = NonNullable<components['schemas']['RecipientDto']['language']>;
+
 /** The columns of the bulk-send template, in order. */
-export const BULK_COLUMNS = ['type', 'email', 'first_name', 'last_name', 'amount', 'utid', 'brand_keys', 'expires_at', 'message', 'external_id', 'campaign'] as const;
+export const BULK_COLUMNS = [
+  'type',
+  'email',
+  'first_name',
+  'last_name',
+  'amount',
+  'utid',
+  'brand_keys',
+  'expires_at',
+  'message',
+  'external_id',
+  'campaign',
+  'language',
+] as const;
 
 /** What the template needs to know of the catalog: brands with their items (a subset of the API's). */
 export interface TemplateBrand {
@@ -29,8 +46,8 @@ export function bulkTemplateRows(brands: readonly TemplateBrand[], currency: str
   const expires = new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10) + 'T12:00:00Z';
   return [
     [...BULK_COLUMNS],
-    ['FIXED', 'ada@example.com', 'Ada', 'Lovelace', major(cardAmount), card?.utid ?? '', '', '', 'Thank you!', 'order-1001', 'spring'],
-    ['CHOICE', 'alan@example.com', 'Alan', '', major(Math.max(choiceAmount, 10)), '', choiceBrands.join(';'), expires, 'Pick what you like', 'order-1002', 'spring'],
+    ['FIXED', 'ada@example.com', 'Ada', 'Lovelace', major(cardAmount), card?.utid ?? '', '', '', 'Thank you!', 'order-1001', 'spring', ''],
+    ['CHOICE', 'amelie@example.com', 'Amélie', '', major(Math.max(choiceAmount, 10)), '', choiceBrands.join(';'), expires, 'Pick what you like', 'order-1002', 'spring', 'fr'],
   ];
 }
 
@@ -40,7 +57,8 @@ const major = (amount: number) => amount.toFixed(2);
 export interface BulkReward {
   type: 'FIXED' | 'CHOICE';
   valueCents: number;
-  recipient: { email: string; firstName: string; lastName?: string };
+  /** `language`: the recipient's (docs/recipient-language.md), left to the API to check. */
+  recipient: { email: string; firstName: string; lastName?: string; language?: RecipientLanguage };
   utid?: string;
   allowedBrandKeys?: string[];
   expiresAt?: string;
@@ -79,7 +97,7 @@ export function parseBulkCsv(text: string): BulkRow[] {
       reward: {
         type,
         valueCents,
-        recipient: { email: get('email'), firstName: get('first_name'), lastName: optional('last_name') },
+        recipient: { email: get('email'), firstName: get('first_name'), lastName: optional('last_name'), language: optional('language')?.toLowerCase() as RecipientLanguage | undefined },
         utid: optional('utid'),
         allowedBrandKeys: brands.length ? brands : undefined,
         expiresAt: optional('expires_at'),

@@ -84,6 +84,11 @@ describe('parseBulkCsv', () => {
     expect(rows[1]).toEqual({ line: 3, reward: expect.objectContaining({ type: 'FIXED', valueCents: 1000, recipient: { email: 'b@example.com', firstName: 'Bo', lastName: undefined } }) });
   });
 
+  it('reads the optional language column, in any case; an unknown language is left for the API to refuse', () => {
+    const rows = parseBulkCsv('type,email,first_name,amount,language\nCHOICE,a@example.com,Amélie,25,FR\nCHOICE,b@example.com,Bo,10,\nCHOICE,c@example.com,Cy,10,xx\n');
+    expect(rows.map((row) => row.reward?.recipient.language)).toEqual(['fr', undefined, 'xx']);
+  });
+
   it('refuses unknown or missing columns', () => {
     expect(() => parseBulkCsv('type,email,first_name,amount,colour\n')).toThrow(/Unknown column: colour/);
     expect(() => parseBulkCsv('type,email,amount\n')).toThrow(/first_name is missing/);

@@ -1,9 +1,24 @@
+import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { useCancelReward, useResendReward, useReward, useRewardLedger, useRewardLink, type RewardStatus } from '../api/rewards';
+import {
+  addressCorrectable,
+  deliveryFailure,
+  EMAIL_STATUS_LABELS,
+  LANGUAGE_NAMES,
+  useCancelReward,
+  useCorrectRecipient,
+  useResendReward,
+  useReward,
+  useRewardLedger,
+  useRewardLink,
+  type Reward,
+  type RewardStatus,
+} from '../api/rewards';
 import { useHasScope } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
-import { FormError } from '../components/FormError';
+import { Field } from '../components/Field';
+import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { formatCents } from '../format/money';
@@ -52,6 +67,13 @@ export function RewardDetailPage() {
             </dd>
           </>
         )}
+        <dt>E-mail</dt>
+        <dd>
+          <span className={`email-status email-${r.emailStatus.toLowerCase()}`}>{EMAIL_STATUS_LABELS[r.emailStatus]}</span>
+          {deliveryFailure(r) && <> — the recipient's mail server answered: <q>{deliveryFailure(r)}</q></>}
+        </dd>
+        <dt>Language</dt>
+        <dd>{r.recipientLanguage ? LANGUAGE_NAMES[r.recipientLanguage] : 'Not set (English e-mail; the page follows the browser)'}</dd>
         <dt>Value</dt>
         <dd>{formatCents(r.faceValueCents, r.currency)}</dd>
         <dt>Remaining</dt>
@@ -98,6 +120,7 @@ export function RewardDetailPage() {
           <FormError error={cancel.error ?? resend.error} />
         </div>
       )}
+      {writer && addressCorrectable(r) && <CorrectAddress reward={r} />}
       <h2>Cards</h2>
       {r.issuedCards.length === 0 ? (
         <StatusMessage kind="empty">No cards yet.</StatusMessage>
@@ -132,6 +155,47 @@ export function RewardDetailPage() {
         ))}
       </ol>
     </>
+  );
+}
+
+/**
+ * Corrects a mistyped address (docs/delivery.md, Correcting the address): offered while the reward is
+ * not opened and has value left; the e-mail goes again to the new address with the same link.
+ */
+function CorrectAddress({ reward }: { reward: Reward }) {
+  const correct = useCorrectRecipient(reward.id);
+  const [email, setEmail] = useState(reward.recipientEmail);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    correct.mutate(email.trim());
+  };
+  return (
+    <section aria-labelledby="correct-address">
+      <h2 id="correct-address">Correct the address</h2>
+      <p>
+        {reward.emailStatus === 'FAILED'
+          ? 'The e-mail could not be delivered. Fix the address and it is sent again, with the same link.'
+          : 'Until the recipient opens the reward, a wrong address can be fixed; the e-mail is sent again, with the same link.'}
+      </p>
+      <form onSubmit={submit} className="inline-form" aria-label="Correct the recipient's address">
+        <Field
+          label="Recipient's e-mail"
+          type="email"
+          name="email"
+          autoComplete="off"
+          required
+          maxLength={254}
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={issueOf(correct.error, 'recipient.email')}
+        />
+        <button type="submit" disabled={correct.isPending || email.trim() === reward.recipientEmail}>
+          Save and send again
+        </button>
+      </form>
+      {correct.isSuccess && <p role="status">Sent again to {correct.data.reward.recipientEmail}.</p>}
+      <FormError error={correct.error} fields={['recipient.email']} />
+    </section>
   );
 }
 

@@ -5,7 +5,7 @@ import { useApprovalSettings } from '../api/approvals';
 import { itemAccepts, itemValueLabel, useCatalog, type CatalogItem } from '../api/catalog';
 import { rateOf, useFxRates } from '../api/fx';
 import { useIdempotencyKey } from '../api/idempotency';
-import { useSendReward } from '../api/rewards';
+import { LANGUAGE_NAMES, useSendReward, type CreateReward } from '../api/rewards';
 import { useWallets, type Wallet } from '../api/wallet';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyCode } from '../components/CopyCode';
@@ -92,7 +92,12 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     setPending({
       type,
       valueCents,
-      recipient: { email: text('email') ?? '', firstName: text('firstName') ?? '', lastName: text('lastName') },
+      recipient: {
+        email: text('email') ?? '',
+        firstName: text('firstName') ?? '',
+        lastName: text('lastName'),
+        language: (text('language') as CreateReward['recipient']['language']) ?? undefined,
+      },
       message: text('message'),
       externalId: text('externalId'),
       ...(type === 'FIXED' ? { utid: item!.utid } : { currency }),
@@ -144,6 +149,18 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       <Field label="Recipient e-mail" name="email" type="email" required error={issueOf(err, 'recipient.email')} />
       <Field label="First name" name="firstName" required error={issueOf(err, 'recipient.firstName')} />
       <Field label="Last name" name="lastName" error={issueOf(err, 'recipient.lastName')} />
+      <div className="field">
+        <label htmlFor="recipient-language">Recipient's language</label>
+        <select id="recipient-language" name="language" defaultValue="" aria-describedby="recipient-language-hint">
+          <option value="">Not set</option>
+          {Object.entries(LANGUAGE_NAMES).map(([code, name]) => (
+            <option key={code} value={code}>
+              {name}
+            </option>
+          ))}
+        </select>
+        <small id="recipient-language-hint">The e-mail and the recipient's page speak it; not set: English, and the page follows the browser.</small>
+      </div>
       {type === 'CHOICE' && (
         <div className="field">
           <label htmlFor="reward-currency">Reward currency</label>
@@ -244,7 +261,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       )}
       <FormError
         error={err}
-        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'valueCents', 'utid', 'expiresAt', 'externalId', 'currency', 'fundingCurrency']}
+        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'recipient.language', 'valueCents', 'utid', 'expiresAt', 'externalId', 'currency', 'fundingCurrency']}
       />
       <button type="submit" disabled={send.isPending}>
         Send reward

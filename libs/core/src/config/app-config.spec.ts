@@ -29,6 +29,8 @@ describe('loadConfig', () => {
       smtpUrl: null,
       mailOutboxDir: './var/outbox',
       mailFrom: 'Rewards <rewards@localhost>',
+      emailRetryBaseMs: 60000,
+      emailMaxAttempts: 8,
       rateLimitPerMinute: 300,
       redemptionRateLimitPerMinute: 120,
       passwordHashConcurrency: 2,

@@ -42,6 +42,10 @@ export interface AppConfig {
   smtpUrl: string | null;
   mailOutboxDir: string;
   mailFrom: string;
+  /** After a temporary SMTP refusal, the wait before the first retry; it doubles each time (docs/delivery.md). */
+  emailRetryBaseMs: number;
+  /** Attempts at a reward e-mail before it is FAILED (docs/delivery.md). */
+  emailMaxAttempts: number;
   rateLimitPerMinute: number;
   /** Requests per client address a minute to the credential-free redemption page and API (docs/redemption.md). */
   redemptionRateLimitPerMinute: number;
@@ -193,6 +197,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     smtpUrl: url(env, 'SMTP_URL', null, ['smtp:', 'smtps:']),
     mailOutboxDir: raw(env, 'MAIL_OUTBOX_DIR') ?? './var/outbox',
     mailFrom,
+    emailRetryBaseMs: integer(env, 'EMAIL_RETRY_BASE_MS', 60_000, 1, 86_400_000),
+    emailMaxAttempts: integer(env, 'EMAIL_MAX_ATTEMPTS', 8, 1, 100),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     redemptionRateLimitPerMinute: integer(env, 'REDEMPTION_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
     passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),

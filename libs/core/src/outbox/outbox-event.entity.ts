@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   'reward.expired',
   'reward.canceled',
   'reward.approval_required',
+  'reward.delivery_failed',
   'card.issued',
   'card.failed',
   'wallet.credited',

@@ -2,10 +2,19 @@
 // page's CSP allows scripts from 'self' only, and the page must work with no internet. Plain ES2017, no
 // build step, no modules: served as this file is. It hides brand images that fail to load, copies codes,
 // filters brands, fills the amount for the chosen card, sends a pick with an Idempotency-Key (a double
-// click makes one card), and reloads the server-rendered page once a card has been issued.
+// click makes one card), and reloads the server-rendered page once a card has been issued. Its texts
+// come from the page, in the page's language (the body's data-texts, data-locale: docs/recipient-language.md).
 (function () {
   'use strict';
   var apiBase = location.pathname.replace(/\/+$/, '') + '/api';
+  var locale = document.body.getAttribute('data-locale') || 'en-US';
+  var texts = JSON.parse(document.body.getAttribute('data-texts') || '{}');
+  // A text of the page's language with its {placeholders} filled in.
+  function t(key, params) {
+    return String(texts[key] || key).replace(/\{([a-zA-Z]+)\}/g, function (whole, name) {
+      return params && Object.prototype.hasOwnProperty.call(params, name) ? params[name] : whole;
+    });
+  }
 
   function hideBroken(img) { img.hidden = true; }
   document.querySelectorAll('img[data-fallback]').forEach(function (img) {
@@ -16,7 +25,7 @@
   document.querySelectorAll('button[data-copy]').forEach(function (button) {
     button.addEventListener('click', function () {
       var value = button.getAttribute('data-copy');
-      var done = function () { button.textContent = 'Copied'; setTimeout(function () { button.textContent = 'Copy'; }, 2000); };
+      var done = function () { button.textContent = t('copied'); setTimeout(function () { button.textContent = t('copy'); }, 2000); };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(value).then(done, function () { selectCode(button); });
       } else {
@@ -31,7 +40,7 @@
     var selection = window.getSelection();
     selection.removeAllRanges();
     selection.addRange(range);
-    button.textContent = 'Selected: press Ctrl+C';
+    button.textContent = t('selected');
   }
 
   // A card still issuing: ask the API until none is pending, then show the server's page again.
@@ -58,7 +67,7 @@
   var search = document.getElementById('brand-search');
   var noMatch = document.getElementById('no-match');
   var money = function (cents) {
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency }).format(cents / 100);
+    return new Intl.NumberFormat(locale, { style: 'currency', currency: currency }).format(cents / 100);
   };
 
   search.addEventListener('input', function () {
@@ -82,7 +91,7 @@
       var face = Number(radio.getAttribute('data-face'));
       amount.value = (face / 100).toFixed(2);
       amount.readOnly = true;
-      hint.textContent = 'This card has a fixed value of ' + money(face) + '.';
+      hint.textContent = t('fixedValue', { value: money(face) });
     } else {
       var min = Number(radio.getAttribute('data-min'));
       var max = Math.min(Number(radio.getAttribute('data-max')), remaining);
@@ -90,7 +99,7 @@
       amount.min = (min / 100).toFixed(2);
       amount.max = (max / 100).toFixed(2);
       if (!amount.value || Number(amount.value) * 100 > max || Number(amount.value) * 100 < min) amount.value = '';
-      hint.textContent = 'Any amount from ' + money(min) + ' to ' + money(max) + '.';
+      hint.textContent = t('range', { min: money(min), max: money(max) });
       amount.focus();
     }
   });
@@ -109,36 +118,37 @@
     event.preventDefault();
     var radio = chosen();
     message.className = 'pick-message';
-    if (!radio) { message.textContent = 'Choose a card first.'; return; }
+    if (!radio) { message.textContent = t('chooseFirst'); return; }
     var cents = Math.round(Number(amount.value) * 100);
-    if (!amount.value || !(cents > 0)) { message.textContent = 'Enter an amount.'; amount.focus(); return; }
-    if (cents > remaining) { message.textContent = 'That is more than the ' + money(remaining) + ' you have left.'; amount.focus(); return; }
+    if (!amount.value || !(cents > 0)) { message.textContent = t('enterAmount'); amount.focus(); return; }
+    if (cents > remaining) { message.textContent = t('tooMuch', { remaining: money(remaining) }); amount.focus(); return; }
     var body = JSON.stringify({ utid: radio.value, amountCents: cents });
     if (!attempt || attempt.body !== body) attempt = { body: body, key: newKey() };
     submit.disabled = true;
     message.className = 'pick-message ok';
-    message.textContent = 'Getting your card…';
+    message.textContent = t('getting');
     fetch(apiBase + '/cards', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Idempotency-Key': attempt.key },
       body: body,
     }).then(function (res) {
-      return res.json().catch(function () { return {}; }).then(function (json) {
+      return res.json().catch(function () { return {}; }).then(function () {
         if (res.status === 200 || res.status === 201) {
           attempt = null;
-          message.textContent = 'Your card is on its way.';
+          message.textContent = t('onItsWay');
           location.reload();
           return;
         }
         attempt = null;
         submit.disabled = false;
         message.className = 'pick-message';
-        message.textContent = res.status === 429 ? 'Too many tries; wait a minute and try again.' : (json.message || 'That did not work; please try again.');
+        // The API's own messages are in English: the page says it in the recipient's language.
+        message.textContent = res.status === 429 ? t('tooManyTries') : res.status === 422 ? t('refused') : t('failed');
       });
     }, function () {
       submit.disabled = false;
       message.className = 'pick-message';
-      message.textContent = 'No connection. Check your network and try again.';
+      message.textContent = t('offline');
     });
   });
 })();

@@ -25,6 +25,8 @@ export interface RedemptionRewardView {
   remainingValueCents: number;
   currency: string;
   recipientFirstName: string;
+  /** The language the sender chose for the recipient, or null (the page then follows the browser). */
+  language: string | null;
   message: string | null;
   senderName: string;
   logoUrl: string | null;

@@ -20,6 +20,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { NoControlCharacters, RequestExamples } from '@app/core';
+import { RECIPIENT_LANGUAGES } from '@app/mail';
 import { CurrencyCode } from '@app/wallet';
 import { REWARD_TYPES } from '../entities/reward.entity';
 
@@ -44,6 +45,15 @@ export class RecipientDto {
   @MaxLength(100)
   @NoControlCharacters()
   lastName?: string;
+
+  /**
+   * The language of the e-mail and the redemption page (docs/recipient-language.md). Without it the
+   * e-mail is in English and the page follows the recipient's browser.
+   */
+  @ApiPropertyOptional({ enum: RECIPIENT_LANGUAGES, example: 'fr' })
+  @IsOptional()
+  @IsIn(RECIPIENT_LANGUAGES, { message: `language must be one of: ${RECIPIENT_LANGUAGES.join(', ')}` })
+  language?: (typeof RECIPIENT_LANGUAGES)[number];
 }
 
 export class CreateRewardDto {
@@ -139,6 +149,23 @@ export class CreateRewardDto {
   campaign?: string;
 }
 
+export class CorrectedRecipientDto {
+  /** The right address: the e-mail goes there, with the reward's one link. */
+  @IsEmail({}, { message: 'email must be an e-mail address' })
+  @MaxLength(254)
+  @NoControlCharacters()
+  email: string;
+}
+
+/** `PATCH /v1/rewards/{id}`: corrects the recipient's address (docs/delivery.md, Correcting the address). */
+export class UpdateRewardDto {
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CorrectedRecipientDto)
+  recipient: CorrectedRecipientDto;
+}
+
 export class BulkCreateRewardsDto {
   /** Up to 500 rewards, processed in order. Each item is validated on its own. */
   @ApiProperty({ type: [CreateRewardDto], minItems: 1, maxItems: 500 })
@@ -166,7 +193,7 @@ const FIXED_EXAMPLE = {
 const CHOICE_EXAMPLE = {
   type: 'CHOICE',
   valueCents: 5000,
-  recipient: { email: 'grace@example.com', firstName: 'Grace' },
+  recipient: { email: 'grace@example.com', firstName: 'Grace', language: 'fr' },
   allowedBrandKeys: ['amazon-us', 'starbucks', 'target'],
   expiresAt: '2030-12-31T23:59:59Z',
   message: 'Pick the cards you like.',
@@ -181,7 +208,9 @@ export const CREATE_REWARD_EXAMPLES: RequestExamples<CreateRewardDto> = {
   },
   choice: {
     summary: 'CHOICE: $50 to spend on Amazon.com, Starbucks or Target',
-    description: 'No `utid`: the recipient picks cards on the redemption page. `allowedBrandKeys` and `expiresAt` are optional.',
+    description:
+      'No `utid`: the recipient picks cards on the redemption page. `allowedBrandKeys` and `expiresAt` are optional; ' +
+      '`recipient.language` puts the e-mail and the page in French.',
     value: CHOICE_EXAMPLE,
   },
 };
@@ -195,5 +224,13 @@ export const BULK_CREATE_REWARDS_EXAMPLES: RequestExamples<BulkCreateRewardsDto>
         { type: 'CHOICE', valueCents: 2500, recipient: { email: 'katherine@example.com', firstName: 'Katherine' }, externalId: 'order-1044' },
       ] satisfies CreateRewardDto[],
     },
+  },
+};
+
+export const UPDATE_REWARD_EXAMPLES: RequestExamples<UpdateRewardDto> = {
+  address: {
+    summary: 'Correct a mistyped address',
+    description: 'The reward must not be opened yet and must have value left; the e-mail goes again to the new address, with the same link.',
+    value: { recipient: { email: 'ada.lovelace@example.com' } },
   },
 };

@@ -2,7 +2,8 @@ import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { WalletTransactionDto } from '@app/wallet';
 import { CARD_STATUSES, CREDENTIAL_TYPES, RewardCardEntity } from '../entities/reward-card.entity';
 import { RewardEventEntity } from '../entities/reward-event.entity';
-import { RewardEntity, REWARD_SOURCES, REWARD_STATUSES, REWARD_TYPES } from '../entities/reward.entity';
+import { RECIPIENT_LANGUAGES } from '@app/mail';
+import { EMAIL_STATUSES, RewardEntity, REWARD_SOURCES, REWARD_STATUSES, REWARD_TYPES } from '../entities/reward.entity';
 
 export class CredentialDto {
   /** What the value is, e.g. "Card number". */
@@ -51,7 +52,10 @@ export class RewardEventDto {
   /** The `evt_` id, the same as the webhook event's where there is one. */
   id: string;
 
-  /** A webhook event name that concerns this reward, or `reward.resent`. */
+  /**
+   * A webhook event name that concerns this reward, or one the timeline alone keeps: `reward.resent`,
+   * `reward.recipient_corrected` (metadata `from`, `to`: docs/delivery.md).
+   */
   type: string;
 
   @ApiProperty({ type: 'object', additionalProperties: true })
@@ -172,6 +176,18 @@ export class RewardDto {
 
   @ApiProperty({ type: String, nullable: true })
   recipientLastName: string | null;
+
+  /** The language of the e-mail and the redemption page; null: English, and the page follows the browser. */
+  // OpenAPI 3.0: a nullable enum lists null among its values.
+  @ApiProperty({ type: String, enum: [...RECIPIENT_LANGUAGES, null], nullable: true })
+  recipientLanguage: string | null;
+
+  /**
+   * The latest e-mail: QUEUED until the recipient's mail server accepts it (DELIVERED) or refuses it
+   * for good (FAILED, with `reward.delivery_failed`); SCHEDULED while a send waits for its delivery time.
+   */
+  @ApiProperty({ enum: EMAIL_STATUSES })
+  emailStatus: string;
 
   @ApiProperty({ type: String, nullable: true })
   message: string | null;
@@ -356,6 +372,8 @@ export function toRewardDto({ reward, cards, events }: RewardView, revealCredent
     recipientEmail: reward.recipientEmail,
     recipientFirstName: reward.recipientFirstName,
     recipientLastName: reward.recipientLastName,
+    recipientLanguage: reward.recipientLanguage,
+    emailStatus: reward.emailStatus,
     message: reward.message,
     utid: reward.utid,
     allowedBrandKeys: reward.allowedBrandKeys,

@@ -25,6 +25,10 @@ export class MailJobEntity {
   @Column({ name: 'leased_until', type: 'timestamptz', nullable: true })
   leasedUntil: Date | null;
 
+  /** After a temporary refusal: when the next attempt is due, on the service's clock (docs/delivery.md). */
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  nextAttemptAt: Date | null;
+
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError: string | null;
 

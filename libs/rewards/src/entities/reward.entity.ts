@@ -7,6 +7,9 @@ export const REWARD_STATUSES = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED
 export type RewardStatus = (typeof REWARD_STATUSES)[number];
 /** Statuses in which value may still be used, cancelled or expired. */
 export const OPEN_REWARD_STATUSES: RewardStatus[] = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
+/** Where the reward's latest e-mail stands (docs/delivery.md); SCHEDULED is for a send that waits for its delivery time. */
+export const EMAIL_STATUSES = ['SCHEDULED', 'QUEUED', 'DELIVERED', 'FAILED'] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 export const REWARD_SOURCES = ['api', 'bulk', 'dashboard', 'oauth'] as const;
 export type RewardSource = (typeof REWARD_SOURCES)[number];
 export const CREATOR_TYPES = ['user', 'api_key', 'oauth_app', 'operator'] as const;
@@ -65,6 +68,13 @@ export class RewardEntity {
 
   @Column({ name: 'recipient_last_name', type: 'text', nullable: true })
   recipientLastName: string | null;
+
+  /** The language the e-mail and the page speak (docs/recipient-language.md); null: English, the page follows the browser. */
+  @Column({ name: 'recipient_language', type: 'text', nullable: true })
+  recipientLanguage: string | null;
+
+  @Column({ name: 'email_status', type: 'text', default: 'QUEUED' })
+  emailStatus: EmailStatus;
 
   @Column({ type: 'text', nullable: true })
   message: string | null;

@@ -39,19 +39,26 @@ export class MailJobRepository {
     ]);
   }
 
-  /** The last attempt failed: FAILED, with why, and no lease. */
-  async markFailed(mail: LeasedMail, lastError: string): Promise<void> {
-    await this.dataSource.query(
+  /** The last attempt failed: FAILED, with why, and no lease (in `manager`'s transaction when given). */
+  async markFailed(mail: Pick<LeasedMail, 'id'>, lastError: string, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.query(
       `UPDATE mail_jobs SET status = 'FAILED', ${MAIL_LEASE.end}, last_error = $2 WHERE id = $1 AND status = 'PENDING'`,
       [mail.id, lastError.slice(0, 500)],
     );
   }
 
-  /** PENDING jobs older than `orphanAfter`, oldest first: their queue job may never have been enqueued, or was lost. */
-  async pendingToSweep(orphanAfter: string, limit: number): Promise<string[]> {
+  /**
+   * PENDING jobs to enqueue, oldest first: those older than `orphanAfter` with no retry planned (their
+   * queue job may never have been enqueued, or was lost), and those whose retry after a temporary
+   * refusal is due at `now` (the service's clock; docs/delivery.md).
+   */
+  async pendingToSweep(orphanAfter: string, limit: number, now: Date): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM mail_jobs WHERE status = 'PENDING' AND created_at < now() - $1::interval ORDER BY created_at LIMIT $2`,
-      [orphanAfter, limit],
+      `SELECT id FROM mail_jobs
+        WHERE status = 'PENDING'
+          AND ((next_attempt_at IS NULL AND created_at < now() - $1::interval) OR next_attempt_at <= $3)
+        ORDER BY created_at LIMIT $2`,
+      [orphanAfter, limit, now],
     );
     return rows.map((row) => row.id);
   }

@@ -66,6 +66,17 @@ export class MailLease implements Lease<LeasedMail, [lastError: string]> {
     return this.leases.release(mail, (statement) => ({ last_error: statement.param(lastError.slice(0, 500)) }));
   }
 
+  /**
+   * Gives the lease up after a temporary refusal, noting why and when the next attempt is due (on the
+   * service's clock): the sweeper enqueues it then, not before (docs/delivery.md).
+   */
+  releaseUntil(mail: LeasedMail, lastError: string, nextAttemptAt: Date): Promise<void> {
+    return this.leases.release(mail, (statement) => ({
+      last_error: statement.param(lastError.slice(0, 500)),
+      next_attempt_at: `${statement.param(nextAttemptAt.toISOString())}::timestamptz`,
+    }));
+  }
+
   /** Runs `work` (the send) while the heartbeat renews the lease once it is MAIL_LEASE_RENEW_MS old. */
   hold<T>(mail: LeasedMail, work: () => Promise<T>): Promise<T> {
     return this.leases.during(mail, work);

@@ -41,6 +41,7 @@ export type RedeemableReward = Readonly<
     | 'remainingValueCents'
     | 'currency'
     | 'recipientFirstName'
+    | 'recipientLanguage'
     | 'message'
     | 'allowedBrandKeys'
     | 'brandName'
@@ -632,9 +633,86 @@ export class RewardLifecycle {
         throw new ValidationError(`Reward ${id} is waiting for approval and has not been sent; there is nothing to resend.`);
       }
       await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
+      await this.rewards.update(manager, id, { emailStatus: 'QUEUED' });
       await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.resent', { channel: 'email' }) }]);
     });
     await this.jobs.enqueue({ mailJobIds: [mailJobId] });
+  }
+
+  /**
+   * Corrects the recipient's address (docs/delivery.md, Correcting the address): only while the
+   * reward is not yet opened and has value left, and then e-mails the new address, with the same
+   * link. The timeline gets `reward.recipient_corrected` with both addresses; the audit log too.
+   */
+  async correctRecipient(accountId: string, id: string, email: string, origin: AuditOrigin): Promise<void> {
+    const mailJobId = newId('mail');
+    await this.dataSource.transaction(async (manager) => {
+      const reward = await this.rewards.lock(manager, id, accountId);
+      if (!reward) throw new NotFoundError('Reward');
+      if (reward.openedAt) throw new ValidationError(`Reward ${id} was already opened: its link reached the recipient, so the address cannot be changed.`);
+      // A CHOICE reward's value left is its remaining value. A FIXED reward's is its card, issued or
+      // not: REDEEMED only says the card exists, and nobody has seen it before the link is opened.
+      const closed = reward.status === 'CANCELED' || reward.status === 'EXPIRED';
+      const valueLeft = !closed && (reward.type === 'FIXED' || reward.remainingValueCents > 0);
+      if (!valueLeft) throw new ValidationError(`Reward ${id} is ${reward.status} with no value left: there is nothing to send again.`);
+      const previous = reward.recipientEmail;
+      await this.rewards.update(manager, id, { recipientEmail: email, emailStatus: 'QUEUED' });
+      await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
+      await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.recipient_corrected', { channel: 'email', from: previous, to: email }) }]);
+      await this.audit.record(manager, {
+        accountId,
+        origin,
+        action: 'reward.recipient_corrected',
+        targetType: 'reward',
+        targetId: id,
+        metadata: { from: previous, to: email },
+      });
+    });
+    await this.jobs.enqueue({ mailJobIds: [mailJobId] });
+  }
+
+  /**
+   * The relay accepted a reward e-mail: the reward's `emailStatus` is DELIVERED, unless a later
+   * e-mail of it (a resend, a correction) is still on its way.
+   */
+  async emailDelivered(rewardId: string, mailJobId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE rewards SET email_status = 'DELIVERED'
+        WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND status = 'PENDING' AND id <> $2)`,
+      [rewardId, mailJobId],
+    );
+  }
+
+  /**
+   * A reward e-mail failed for good (a permanent refusal, or the last attempt): the job is FAILED,
+   * the reward's `emailStatus` FAILED (unless a later e-mail is on its way), and the timeline and the
+   * webhook get `reward.delivery_failed` with the server's reply (docs/delivery.md), in one transaction.
+   */
+  async emailFailed(mail: { id: string; rewardId: string }, reason: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await this.mailJobs.markFailed(mail, reason, manager);
+      const [reward] = await manager.query(
+        `UPDATE rewards SET email_status = CASE
+                  WHEN EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND status = 'PENDING' AND id <> $2) THEN email_status
+                  ELSE 'FAILED' END
+          WHERE id = $1
+          RETURNING id`,
+        [mail.rewardId, mail.id],
+      );
+      if (!reward) return;
+      const current = (await this.rewards.find(manager, mail.rewardId))!;
+      const text = reason.slice(0, 200);
+      await this.timeline.record(manager, [
+        {
+          event: timelineEvent(mail.rewardId, 'reward.delivery_failed', { channel: 'email', reason: text }),
+          webhook: {
+            accountId: current.accountId,
+            type: 'reward.delivery_failed',
+            data: { ...rewardEventData(current), channel: 'email', reason: text },
+          },
+        },
+      ]);
+    });
   }
 
   private beingIssued(id: string): ValidationError {

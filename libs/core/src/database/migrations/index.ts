@@ -8,6 +8,7 @@ import { RewardFx1764460000000 } from './1764460000000-reward-fx';
 import { EventsApiReplay1764720000000 } from './1764720000000-events-api-replay';
 import { Reports1764700000000 } from './1764700000000-reports';
 import { Controls1764730000000 } from './1764730000000-controls';
+import { RecipientLanguageDelivery1764740000000 } from './1764740000000-recipient-language-delivery';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   Reports1764700000000,
   EventsApiReplay1764720000000,
   Controls1764730000000,
+  RecipientLanguageDelivery1764740000000,
 ];
