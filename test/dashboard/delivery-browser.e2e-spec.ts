@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { artifact, DESKTOP, expectAccessible, launchChromium, offlineContext, PHONE } from '../support/browser';
 import { addMember, MEMBER_PASSWORD } from '../support/dashboard';
 import { eventually } from '../support/processes';
