@@ -15,6 +15,12 @@ const EXPIRY_INTERVAL_MS = 60_000;
 export const REPORT_BATCH_ROWS = 1_000;
 /** The CSV is stored in pieces of about this many bytes (a piece is written once it is this big). */
 export const REPORT_CHUNK_BYTES = 1024 * 1024;
+/**
+ * A build rests this long for each millisecond it worked (docs/reports.md, Pace): a report is
+ * background work, and on a small machine a build at full speed takes the cores that sends need.
+ * At 1, a million rows take about twice as long as flat out, well inside a minute.
+ */
+export const REPORT_REST_PER_WORK = 1;
 /** Takes of one report before it is FAILED (each take after the first follows a crash or an error). */
 const MAX_ATTEMPTS = 3;
 
@@ -141,10 +147,13 @@ export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
       const pieces = new PieceWriter(this.dataSource, report.id, report.attempts);
       await pieces.add(csvText([], source.columns));
       let rows = 0;
+      let started = performance.now();
       for await (const batch of source.rows(report.account_id, report.filters, REPORT_BATCH_ROWS)) {
         if (this.stopping) throw new BuildStopped();
         rows += batch.length;
         await pieces.add(csvText(batch));
+        await rest((performance.now() - started) * REPORT_REST_PER_WORK);
+        started = performance.now();
       }
       const bytes = await pieces.finish();
       return await this.complete(report, rows, bytes);
@@ -240,4 +249,9 @@ class PieceWriter {
     this.seq += 1;
     this.total += data.length;
   }
+}
+
+/** Yields the thread for `ms` (a pause in background work, not a wait for time to pass: nothing depends on its length). */
+function rest(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
