@@ -1,5 +1,5 @@
 -- A FIXED reward whose card the supplier was not asked for yet (the card is CANCELED)
-UPDATE "reward_cards" SET "status" = $1 WHERE "id" = $2;
+UPDATE "reward_cards" SET "status" = $1, "held_for_approval" = $2 WHERE "id" = $3;
 WITH ledger AS (INSERT INTO wallet_transactions
          (id, account_id, currency, kind, available_delta_cents, reserved_delta_cents, description, related_type, related_id)
        SELECT e.id, $1::text, $2::text, $3, e.available, e.reserved, e.description, e.related_type, e.related_id

@@ -9,23 +9,24 @@ import { REPORT_STATUSES, REPORT_TYPES, ReportEntity } from '../entities/report.
  * report's answer.
  */
 export class ReportFiltersDto {
-  @ApiPropertyOptional({ description: '`rewards`, `cards`: the reward status.', example: 'REDEEMED' })
+  @ApiPropertyOptional({ description: '`rewards`, `cards`: the reward status.', example: 'REDEEMED', maxLength: 32 })
   status?: string;
   @ApiPropertyOptional({ description: '`rewards`, `cards`.', maxLength: 100 })
   externalId?: string;
-  @ApiPropertyOptional({ description: '`rewards`, `cards`: `FIXED` or `CHOICE`.' })
+  @ApiPropertyOptional({ description: '`rewards`, `cards`: `FIXED` or `CHOICE`.', maxLength: 16 })
   type?: string;
   @ApiPropertyOptional({ description: '`rewards`, `cards`.', maxLength: 100 })
   campaign?: string;
-  @ApiPropertyOptional({ description: 'Any type: the reward currency, or the wallet of the transactions.', example: 'USD' })
+  @ApiPropertyOptional({ description: 'Any type: the reward currency, or the wallet of the transactions.', example: 'USD', maxLength: 3 })
   currency?: string;
-  @ApiPropertyOptional({ description: '`wallet_transactions`: the movement kind.', example: 'HOLD' })
+  @ApiPropertyOptional({ description: '`wallet_transactions`: the movement kind.', example: 'HOLD', maxLength: 32 })
   kind?: string;
   @ApiPropertyOptional({ description: '`wallet_transactions`: the top-up, reward, card or conversion id.', maxLength: 100 })
   relatedId?: string;
   @ApiPropertyOptional({
     type: 'string',
     format: 'date-time',
+    maxLength: 40,
     description: 'Rows created at or after this instant. Default: 366 days before `createdLt`.',
     example: '2026-11-01T00:00:00.000Z',
   })
@@ -33,6 +34,7 @@ export class ReportFiltersDto {
   @ApiPropertyOptional({
     type: 'string',
     format: 'date-time',
+    maxLength: 40,
     description: 'Rows created before this instant. Default: now. At most 366 days after `createdGte`.',
     example: '2026-12-01T00:00:00.000Z',
   })

@@ -368,34 +368,7 @@ export class RewardLifecycle {
       if (reward.type === 'CHOICE' && reward.remainingValueCents === 0) {
         throw new ValidationError(`Reward ${id} has no value left to cancel: all of it is in the recipient's cards.`);
       }
-      if (reward.type === 'FIXED') {
-        const card = await this.rewards.lockCard(manager, { rewardId: id, status: 'PENDING' });
-        if (card?.supplierRequestedAt) {
-          // The supplier was asked and has not answered for sure: refunding now could pay for a card
-          // twice. The issuance settles it (REDEEMED, or FAILED with the value returned).
-          throw this.beingIssued(id);
-        }
-        if (card) {
-          await this.rewards.updateCard(manager, card.id, { status: 'CANCELED' });
-          await this.release(manager, {
-            accountId,
-            currency: reward.currency,
-            amountCents: card.amountCents,
-            relatedType: 'card',
-            relatedId: card.id,
-            description: `Cancelled reward ${id}`,
-          });
-        }
-      } else if (reward.remainingValueCents > 0) {
-        await this.release(manager, {
-          accountId,
-          currency: reward.currency,
-          amountCents: reward.remainingValueCents,
-          relatedType: 'reward',
-          relatedId: id,
-          description: `Cancelled reward ${id}`,
-        });
-      }
+      await this.releaseHeld(manager, reward, `Cancelled reward ${id}`);
       reward.status = 'CANCELED';
       reward.remainingValueCents = 0;
       await this.rewards.update(manager, id, { status: 'CANCELED', remainingValueCents: 0 });
@@ -511,32 +484,10 @@ export class RewardLifecycle {
   }
 
   private async rejectLocked(manager: EntityManager, reward: RewardEntity, decider: ApprovalDecider | null): Promise<void> {
-    const now = new Date();
+    const now = this.clock.now();
     const { id, accountId } = reward;
     // The whole value is still held: in the reward (CHOICE) or its unordered card (FIXED).
-    if (reward.type === 'FIXED') {
-      const card = await this.rewards.lockCard(manager, { rewardId: id, status: 'PENDING' });
-      if (card) {
-        await this.rewards.updateCard(manager, card.id, { status: 'CANCELED', heldForApproval: false });
-        await this.release(manager, {
-          accountId,
-          currency: reward.currency,
-          amountCents: card.amountCents,
-          relatedType: 'card',
-          relatedId: card.id,
-          description: `Rejected reward ${id}`,
-        });
-      }
-    } else if (reward.remainingValueCents > 0) {
-      await this.release(manager, {
-        accountId,
-        currency: reward.currency,
-        amountCents: reward.remainingValueCents,
-        relatedType: 'reward',
-        relatedId: id,
-        description: `Rejected reward ${id}`,
-      });
-    }
+    await this.releaseHeld(manager, reward, `Rejected reward ${id}`);
     const decision = {
       status: 'CANCELED' as const,
       remainingValueCents: 0,
@@ -551,6 +502,25 @@ export class RewardLifecycle {
       { event: timelineEvent(id, 'reward.canceled', { reason: 'approval_rejected' }), webhook: { accountId, type: 'reward.canceled', data: rewardEventData(reward) } },
     ]);
     await this.recordDecision(manager, reward, 'REJECTED', decider);
+  }
+
+  /**
+   * Returns to the wallet what a locked, open reward still holds, in the caller's transaction: a
+   * FIXED reward's PENDING card (cancelled with it), or a CHOICE reward's remaining value. A card the
+   * supplier has been asked for is refused (422): refunding it could pay for a card twice, and the
+   * issuance settles it (REDEEMED, or FAILED with the value returned).
+   */
+  private async releaseHeld(manager: EntityManager, reward: RewardEntity, description: string): Promise<void> {
+    const { id, accountId, currency } = reward;
+    if (reward.type === 'FIXED') {
+      const card = await this.rewards.lockCard(manager, { rewardId: id, status: 'PENDING' });
+      if (card?.supplierRequestedAt) throw this.beingIssued(id);
+      if (!card) return;
+      await this.rewards.updateCard(manager, card.id, { status: 'CANCELED', heldForApproval: false });
+      await this.release(manager, { accountId, currency, amountCents: card.amountCents, relatedType: 'card', relatedId: card.id, description });
+    } else if (reward.remainingValueCents > 0) {
+      await this.release(manager, { accountId, currency, amountCents: reward.remainingValueCents, relatedType: 'reward', relatedId: id, description });
+    }
   }
 
   private recordDecision(manager: EntityManager, reward: RewardEntity, decision: 'APPROVED' | 'REJECTED', decider: ApprovalDecider | null): Promise<void> {
