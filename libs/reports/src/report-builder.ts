@@ -93,9 +93,16 @@ export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
    */
   kick(): Promise<void> {
     if (!this.stopping) {
-      this.building ??= this.buildDue().finally(() => {
-        this.building = null;
-      });
+      // Not awaited by anyone: a failure (the database away while a report is taken) is logged here,
+      // or it would be an unhandled rejection that ends the worker process.
+      this.building ??= this.buildDue()
+        .catch((error: unknown) => {
+          this.logger.error({ err: error }, 'building reports failed; the next tick tries again');
+          return 0;
+        })
+        .finally(() => {
+          this.building = null;
+        });
     }
     return Promise.resolve();
   }
