@@ -47,4 +47,26 @@ export class AccountService {
     }
     return this.get(accountId);
   }
+
+  /** The send value (primary currency) at or above which a send waits for approval (docs/controls.md); null: none. */
+  async approvalThreshold(accountId: string): Promise<number | null> {
+    return (await this.get(accountId)).approvalThresholdCents ?? null;
+  }
+
+  /** Replaces the approval threshold, audited (`approval_settings.updated`) in the same transaction. */
+  async setApprovalThreshold(accountId: string, thresholdCents: number | null, origin: AuditOrigin): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      // Locked first: concurrent changes take turns, so each entry's previous value is the one it replaced.
+      const before = await manager.findOneOrFail(AccountEntity, { where: { id: accountId }, lock: { mode: 'pessimistic_write' } });
+      await manager.update(AccountEntity, { id: accountId }, { approvalThresholdCents: thresholdCents });
+      await this.audit.record(manager, {
+        accountId,
+        origin,
+        action: 'approval_settings.updated',
+        targetType: 'account',
+        targetId: accountId,
+        metadata: { thresholdCents, previousThresholdCents: before.approvalThresholdCents ?? null },
+      });
+    });
+  }
 }

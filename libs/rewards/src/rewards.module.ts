@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountModule } from '@app/account';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '@app/audit';
 import { CatalogModule } from '@app/catalog';
@@ -37,6 +38,7 @@ import { RewardReports } from './reward-reports';
     FxModule,
     CatalogModule,
     AuditModule,
+    AccountModule,
   ],
   controllers: [RewardsController, ApprovalSettingsController],
   providers: [

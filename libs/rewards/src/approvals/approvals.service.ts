@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditLog, AuditOrigin } from '@app/audit';
+import { AccountService } from '@app/account';
+import { AuditOrigin } from '@app/audit';
 import type { Principal } from '@app/auth';
 import { ForbiddenError, queryRows } from '@app/core';
 import type { RewardView } from '../dto/reward.dto';
@@ -22,35 +23,16 @@ export class Approvals {
     private readonly lifecycle: RewardLifecycle,
     private readonly repository: RewardRepository,
     private readonly rewards: RewardsService,
-    private readonly audit: AuditLog,
+    private readonly accounts: AccountService,
   ) {}
 
-  async settings(accountId: string): Promise<{ thresholdCents: number | null }> {
-    const [row] = await queryRows<{ threshold: string | null }>(
-      this.dataSource.manager,
-      `SELECT approval_threshold_cents AS threshold FROM accounts WHERE id = $1`,
-      [accountId],
-    );
-    return { thresholdCents: row?.threshold == null ? null : Number(row.threshold) };
+  settings(accountId: string): Promise<{ thresholdCents: number | null }> {
+    return this.accounts.approvalThreshold(accountId).then((thresholdCents) => ({ thresholdCents }));
   }
 
+  /** The threshold is the account's (libs/account writes it, audited). */
   async updateSettings(accountId: string, thresholdCents: number | null, origin: AuditOrigin): Promise<{ thresholdCents: number | null }> {
-    await this.dataSource.transaction(async (manager) => {
-      const [before] = await queryRows<{ threshold: string | null }>(
-        manager,
-        `SELECT approval_threshold_cents AS threshold FROM accounts WHERE id = $1 FOR UPDATE`,
-        [accountId],
-      );
-      await manager.query(`UPDATE accounts SET approval_threshold_cents = $2, updated_at = now() WHERE id = $1`, [accountId, thresholdCents]);
-      await this.audit.record(manager, {
-        accountId,
-        origin,
-        action: 'approval_settings.updated',
-        targetType: 'account',
-        targetId: accountId,
-        metadata: { thresholdCents, previousThresholdCents: before?.threshold == null ? null : Number(before.threshold) },
-      });
-    });
+    await this.accounts.setApprovalThreshold(accountId, thresholdCents, origin);
     return { thresholdCents };
   }
 
