@@ -193,7 +193,22 @@ describe('Approvals', () => {
     expect(await reward(m, old.reward.id)).toMatchObject({ status: 'CANCELED', approval: { status: 'REJECTED', decidedBy: null, decidedAt: expect.any(String) } });
     expect(await reward(m, fresh.reward.id)).toMatchObject({ status: 'CREATED', approval: { status: 'PENDING' } });
     expect((await wallet(m)).availableCents).toBe(100_000 - 10_000);
+    // Too late to decide the expired one: nothing moves again.
+    const owner = await signedIn(t, { email: m.email, password: m.password });
+    expect((await owner.post(`/dashboard/api/approvals/${old.reward.id}/approve`)).status).toBe(422);
+    expect((await wallet(m)).availableCents).toBe(100_000 - 10_000);
     await expectLedgerInvariants(db, m.accountId);
+  });
+
+  it("another account's admin cannot decide a send: 404, and it still waits", async () => {
+    const { m } = await setUp();
+    const held = await send(m, choiceReward(20_000));
+    const other = await setUp();
+    for (const decision of ['approve', 'reject']) {
+      expect((await other.admin.post(`/dashboard/api/approvals/${held.reward.id}/${decision}`)).status).toBe(404);
+    }
+    expect(await reward(m, held.reward.id)).toMatchObject({ status: 'CREATED', approval: { status: 'PENDING' } });
+    expect((await wallet(m)).availableCents).toBe(100_000 - 20_000);
   });
 
   it('a decision racing a cancel: exactly one of them wins, the ledger balances', async () => {
