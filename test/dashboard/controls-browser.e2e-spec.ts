@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, PHONE, signInToDashboard } from '../support/browser';
 import { addMember } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { fund } from '../support/rewards';
@@ -16,14 +16,8 @@ describe('dashboard controls in a real browser (Debian chromium)', () => {
   const outside: { url: string; type: string }[] = [];
 
   async function signedIn(device: typeof DESKTOP | typeof PHONE, who: { email: string; password: string }): Promise<{ context: BrowserContext; page: Page }> {
-    const { context, external } = await offlineContext(browser, t.baseUrl, device);
-    const page = await context.newPage();
+    const { context, page, external } = await signInToDashboard(browser, t.baseUrl, device, who);
     page.on('close', () => external.forEach((url) => outside.push(url)));
-    await page.goto(`${t.baseUrl}/dashboard`);
-    await page.getByLabel('E-mail').fill(who.email);
-    await page.getByLabel('Password').fill(who.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     return { context, page };
   }
   const nav = (page: Page, name: string | RegExp) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });

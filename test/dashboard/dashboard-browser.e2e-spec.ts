@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE, watchSavedFiles } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE, signInToDashboard, watchSavedFiles } from '../support/browser';
 import { expectedFromAmount, publishedSandboxRates } from '../support/fx';
 import { addMember } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
@@ -48,15 +48,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     who = { email: '', password: '' },
     beforeLoad?: (page: Page) => Promise<void>,
   ): Promise<{ context: BrowserContext; page: Page }> {
-    const { context, external } = await offlineContext(browser, t.baseUrl, device);
-    const page = await context.newPage();
+    const { context, page, external } = await signInToDashboard(browser, t.baseUrl, device, { email: who.email || m.email, password: who.password || m.password }, beforeLoad);
     page.on('close', () => external.forEach((url) => outside.push(url)));
-    await beforeLoad?.(page);
-    await page.goto(`${t.baseUrl}/dashboard`);
-    await page.getByLabel('E-mail').fill(who.email || m.email);
-    await page.getByLabel('Password').fill(who.password || m.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     return { context, page };
   }
 

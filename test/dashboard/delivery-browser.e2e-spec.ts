@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { artifact, DESKTOP, expectAccessible, launchChromium, offlineContext, PHONE } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, launchChromium, PHONE, signInToDashboard } from '../support/browser';
 import { addMember, MEMBER_PASSWORD } from '../support/dashboard';
 import { eventually } from '../support/processes';
 import { choiceReward, fund, recipient } from '../support/rewards';
@@ -27,16 +27,7 @@ describe('dashboard: e-mail delivery status and correcting a bounced address, in
     await smtp.stop();
   });
 
-  async function signIn(device: typeof DESKTOP | typeof PHONE, who: { email: string; password: string }) {
-    const { context } = await offlineContext(browser, t.baseUrl, device);
-    const page = await context.newPage();
-    await page.goto(`${t.baseUrl}/dashboard`);
-    await page.getByLabel('E-mail').fill(who.email);
-    await page.getByLabel('Password').fill(who.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    return { context, page };
-  }
+  const signIn = (device: typeof DESKTOP | typeof PHONE, who: { email: string; password: string }) => signInToDashboard(browser, t.baseUrl, device, who);
 
   it('a developer sees the failed delivery with the reply on the list and the reward, corrects the address, and the e-mail is delivered', async () => {
     const wrong = recipient({ email: `typo-${Date.now()}@example.test`, language: 'fr' });

@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import type { Browser } from 'playwright-core';
 import { Sweepers } from '@app/core';
 import { REPORT_BUILD_SWEEP } from '@app/reports';
-import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, PHONE, signInToDashboard } from '../support/browser';
 import { fund } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
@@ -42,13 +42,7 @@ describe('dashboard: reports in a real browser (Debian chromium)', () => {
       [PHONE, 'phone'],
       [DESKTOP, 'desktop'],
     ] as const) {
-      const { context, external } = await offlineContext(browser, t.baseUrl, device);
-      const page = await context.newPage();
-      await page.goto(`${t.baseUrl}/dashboard`);
-      await page.getByLabel('E-mail').fill(m.email);
-      await page.getByLabel('Password').fill(m.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      const { context, page, external } = await signInToDashboard(browser, t.baseUrl, device, m);
 
       // From the Rewards page, its filters go along.
       await page.goto(`${t.baseUrl}/dashboard/rewards?campaign=spring&from=${today}&to=${today}`);

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import type { Browser, Download } from 'playwright-core';
-import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, PHONE, signInToDashboard } from '../support/browser';
 import { choiceReward } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
@@ -45,13 +45,7 @@ describe('statements and receipts on the Wallet page (Debian chromium)', () => {
       [PHONE, 'phone'],
       [DESKTOP, 'desktop'],
     ] as const) {
-      const { context, external } = await offlineContext(browser, t.baseUrl, device);
-      const page = await context.newPage();
-      await page.goto(`${t.baseUrl}/dashboard`);
-      await page.getByLabel('E-mail').fill(m.email);
-      await page.getByLabel('Password').fill(m.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      const { context, page, external } = await signInToDashboard(browser, t.baseUrl, device, m);
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Wallet', exact: true }).click();
       await page.getByRole('heading', { name: 'Monthly statement' }).waitFor();
 

@@ -94,3 +94,26 @@ export async function expectNoSidewaysScroll(page: Page, name: string): Promise<
   const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
   expect({ page: name, scrollWidth: Math.min(scrollWidth, width) }).toEqual({ page: name, scrollWidth });
 }
+
+/**
+ * Signs `who` in on the dashboard in a fresh offline context at `device` width and waits for the
+ * Overview. `external` collects what the page tried to load from outside (refused); `beforeLoad`
+ * runs on the page before it opens (an init script).
+ */
+export async function signInToDashboard(
+  browser: Browser,
+  baseUrl: string,
+  device: typeof PHONE | typeof DESKTOP,
+  who: { email: string; password: string },
+  beforeLoad?: (page: Page) => Promise<void>,
+): Promise<{ context: BrowserContext; page: Page; external: { url: string; type: string }[] }> {
+  const { context, external } = await offlineContext(browser, baseUrl, device);
+  const page = await context.newPage();
+  await beforeLoad?.(page);
+  await page.goto(`${baseUrl}/dashboard`);
+  await page.getByLabel('E-mail').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  return { context, page, external };
+}
