@@ -77,7 +77,9 @@ describe('encryption:rotate', () => {
         before.push(
           await eventually(async () => {
             const got = await api.get(`/v1/rewards/${id}?include_credentials=true`);
-            return got.body.reward.issuedCards.every((c: any) => c.status === 'ISSUED') ? got.body : undefined;
+            // Settled: cards issued and the e-mail accepted, so nothing changes between this read and the one after rotation.
+            const settled = got.body.reward.emailStatus === 'DELIVERED' && got.body.reward.issuedCards.every((c: any) => c.status === 'ISSUED');
+            return settled ? got.body : undefined;
           }, 30_000),
         );
       }
