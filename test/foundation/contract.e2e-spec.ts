@@ -105,6 +105,7 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /dashboard/api/approvals/count': 'dashboard rewards:read',
   'POST /dashboard/api/approvals/:rewardId/approve': 'dashboard rewards:write',
   'POST /dashboard/api/approvals/:rewardId/reject': 'dashboard rewards:write',
+  'GET /dashboard/api/rewards/:rewardId/recipient-preview': 'dashboard rewards:read',
   'POST /dashboard/api/api-keys': 'dashboard api_keys:manage',
   'DELETE /dashboard/api/api-keys/:id': 'dashboard api_keys:manage',
   'GET /dashboard/api/connected-apps': 'dashboard connected_apps:manage',

@@ -8,7 +8,7 @@ import { FxModule } from '@app/fx';
 import { AppConfig, InfrastructureModule, MetricsModule } from '@app/core';
 import { OAuthModule } from '@app/oauth';
 import { AccountOverviewModule } from '@app/overview';
-import { RedemptionModule } from '@app/redemption';
+import { RedemptionModule, RedemptionPreviewModule } from '@app/redemption';
 import { ReportsModule } from '@app/reports';
 import { ApprovalsDashboardModule, RewardJobs, RewardJobsModule, RewardsModule } from '@app/rewards';
 import { TopupsModule } from '@app/topups';
@@ -52,6 +52,7 @@ export class ApiModule {
         AuditModule,
         DashboardModule,
         ApprovalsDashboardModule,
+        RedemptionPreviewModule,
         MetricsModule.forApi(),
       ],
       controllers: [HealthController, MetricsController],

@@ -3,6 +3,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AuditModule } from '@app/audit';
 import { DashboardModule } from '@app/dashboard';
+import { RedemptionPreviewModule } from '@app/redemption';
 import { ApprovalsDashboardModule } from '@app/rewards';
 import { OAUTH_SCOPES } from '@app/auth';
 import { applyContractConventions } from './openapi-conventions';
@@ -117,7 +118,7 @@ export function buildDashboardOpenApiDocument(app: INestApplication): OpenAPIObj
     .setVersion('1.0.0')
     .addCookieAuth('dashboard_session', { type: 'apiKey', in: 'cookie', description: 'The session cookie set at sign-in.' }, 'session');
   return SwaggerModule.createDocument(app, withServers(config).build(), {
-    include: [DashboardModule, AuditModule, ApprovalsDashboardModule],
+    include: [DashboardModule, AuditModule, ApprovalsDashboardModule, RedemptionPreviewModule],
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey}_${methodKey}`,
   });
 }

@@ -37,18 +37,24 @@ type Texts = RecipientTexts;
  * The page in the recipient's language (docs/recipient-language.md): `<html lang>` names it, and the
  * script gets its own texts and the locale to format amounts with (data attributes on the body).
  */
-function page(texts: Texts, title: string, body: SafeHtml, options: { color?: string; head?: SafeHtml | false } = {}): string {
+function page(texts: Texts, title: string, body: SafeHtml, options: { color?: string; head?: SafeHtml | false; script?: boolean } = {}): string {
   const color = options.color ?? DEFAULT_COLOR;
+  const script = options.script !== false && html`<script src="${REDEEM_SCRIPT_PATH}" defer></script>`;
   return html`<!doctype html>
 <html lang="${texts.language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex,nofollow"><title>${title}</title>${options.head}
 <style>${trustedHtml(STYLES)}</style></head>
 <body style="--brand:${color};--on-brand:${textOn(color)}" data-locale="${texts.locale}" data-texts="${JSON.stringify(texts.section('script'))}">${body}
-<script src="${REDEEM_SCRIPT_PATH}" defer></script></body></html>`.toString();
+${script}</body></html>`.toString();
 }
 
-export function renderRedemptionPage(state: RedemptionStateView, texts: Texts): string {
+/**
+ * The recipient's page. `preview`: the sender's look at it from the dashboard (docs/redemption.md,
+ * Preview): a banner says so, the cards' codes stay hidden, nothing can be picked, and no script runs.
+ */
+export function renderRedemptionPage(state: RedemptionStateView, texts: Texts, options: { preview?: boolean } = {}): string {
   const { reward, cards, brands } = state;
+  const preview = options.preview === true;
   const money = (cents: number) => texts.money(cents, reward.currency);
   const color = reward.brandColor && /^#[0-9A-Fa-f]{6}$/.test(reward.brandColor) ? reward.brandColor : DEFAULT_COLOR;
   const fixed = reward.type === 'FIXED' && reward.brandName !== null;
@@ -58,7 +64,7 @@ export function renderRedemptionPage(state: RedemptionStateView, texts: Texts): 
   const expiry = reward.expiresAt && reward.canPick && html`<p class="muted">${texts.t('page', 'pickBy', { date: texts.date(reward.expiresAt) })}</p>`;
 
   const body = html`
-<header class="bar">${logo(reward.senderName, reward.logoUrl, 'lg')}<span class="sender">${reward.senderName}</span></header>
+${preview && PREVIEW_BANNER}<header class="bar">${logo(reward.senderName, reward.logoUrl, 'lg')}<span class="sender">${reward.senderName}</span></header>
 <main>
 <h1>${texts.t('page', fixed ? 'headingFixed' : 'headingChoice', params)}</h1>
 ${reward.message && html`<blockquote class="message">${reward.message}</blockquote>`}
@@ -68,16 +74,22 @@ ${reward.type === 'CHOICE' && html`<div><dt>${texts.t('page', 'leftToSpend')}</d
 </dl>
 ${notice && html`<p class="notice notice-${reward.status.toLowerCase()}" role="status" id="reward-status">${notice}</p>`}
 ${expiry}
-${cardsSection(reward.type, cards, money, texts)}
-${reward.canPick && pickSection(brands, reward.remainingValueCents, reward.currency, money, texts)}
+${cardsSection(reward.type, cards, money, texts, preview)}
+${reward.canPick && !preview && pickSection(brands, reward.remainingValueCents, reward.currency, money, texts)}
 <p class="muted small">${texts.t('page', 'keepPrivate')}</p>
 </main>`;
   return page(texts, texts.t('page', fixed ? 'titleFixed' : 'titleChoice', params), body, {
     color,
     // Without JavaScript, a page with a card still issuing refreshes itself.
-    head: pending && html`<noscript><meta http-equiv="refresh" content="3"></noscript>`,
+    head: pending && !preview && html`<noscript><meta http-equiv="refresh" content="3"></noscript>`,
+    script: !preview,
   });
 }
+
+/** The preview's banner is for the sender, so it is in the dashboard's language (English), marked as such. */
+const PREVIEW_BANNER = html`<aside class="preview-banner" lang="en" aria-label="Preview">
+<strong>Preview.</strong> This is the page your recipient sees. Looking at it here does not mark the reward opened;
+card codes stay hidden and nothing can be picked.</aside>`;
 
 /** What the recipient must know about the reward as a whole, if anything. */
 function statusNotice({ reward, cards }: RedemptionStateView, texts: Texts): string | null {
@@ -98,14 +110,14 @@ function statusNotice({ reward, cards }: RedemptionStateView, texts: Texts): str
   return null;
 }
 
-function cardsSection(type: string, cards: IssuedCardDto[], money: (cents: number) => string, texts: Texts): SafeHtml | null {
+function cardsSection(type: string, cards: IssuedCardDto[], money: (cents: number) => string, texts: Texts, preview: boolean): SafeHtml | null {
   if (cards.length === 0) return null;
   const title = texts.t('page', type === 'FIXED' ? 'yourGiftCard' : 'yourCards');
   return html`<section aria-labelledby="cards-title"><h2 id="cards-title">${title}</h2>
-<ul class="cards">${cards.map((card) => cardItem(card, type, money, texts))}</ul></section>`;
+<ul class="cards">${cards.map((card) => cardItem(card, type, money, texts, preview))}</ul></section>`;
 }
 
-function cardItem(card: IssuedCardDto, type: string, money: (cents: number) => string, texts: Texts): SafeHtml {
+function cardItem(card: IssuedCardDto, type: string, money: (cents: number) => string, texts: Texts, preview: boolean): SafeHtml {
   const head = html`<div class="card-head">${logo(card.brandName, card.brandImageUrl, 'sm')}<div><h3>${card.brandName}</h3>
 <p class="muted">${card.rewardName} · <strong>${money(card.amountCents)}</strong></p></div></div>`;
   let content: SafeHtml;
@@ -113,6 +125,8 @@ function cardItem(card: IssuedCardDto, type: string, money: (cents: number) => s
     content = html`<p class="pending" role="status"><span class="spinner" aria-hidden="true"></span>${texts.t('page', 'issuing')}</p>`;
   } else if (card.status === 'FAILED') {
     content = html`<p class="notice">${texts.t('page', type === 'CHOICE' ? 'cardFailedReturned' : 'cardFailed')}</p>`;
+  } else if (preview) {
+    content = html`<p class="muted" lang="en">Codes hidden in the preview.</p>`;
   } else {
     content = html`<dl class="credentials">${card.credentials.map((c) => credential(c, texts))}</dl>${
       card.redemptionInstructions && html`<p class="instructions">${card.redemptionInstructions}</p>`
@@ -227,4 +241,5 @@ input[readonly]{background:#f4f5f7}
 .item.unaffordable{color:#8c959f;cursor:not-allowed}
 .pick-message{min-height:1.5em;font-weight:600;color:#b42318}
 .pick-message.ok{color:#1a7f37}
+.preview-banner{background:#1b1f24;color:#fff;padding:10px 20px;font-size:.95rem}
 `;

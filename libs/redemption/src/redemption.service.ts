@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountService } from '@app/account';
+import { NotFoundError } from '@app/core';
 import { CatalogRulesService, rulesAllow } from '@app/catalog';
 import { PickOutcome, RedeemableReward, RewardCatalog, RewardLifecycle, valueRuleOf } from '@app/rewards';
 import type { PickableBrandView, PickCardDto, RedemptionStateView } from './dto/redemption.dto';
@@ -60,6 +61,17 @@ export class RedemptionService {
       cards: held ? [] : cards,
       brands: canPick ? await this.pickableBrands(reward) : [],
     };
+  }
+
+  /**
+   * The sender's preview of the page (docs/redemption.md, Preview): the state the recipient would see,
+   * read without opening the reward, with nothing to pick. Another account's reward is not found.
+   */
+  async preview(accountId: string, rewardId: string): Promise<RedemptionStateView> {
+    const found = await this.lifecycle.findOfAccount(accountId, rewardId);
+    if (!found) throw new NotFoundError('Reward');
+    const state = await this.state(found);
+    return { ...state, reward: { ...state.reward, canPick: false }, brands: [] };
   }
 
   /** Moves value from the reward into a new card of the recipient's choice (RewardLifecycle.pick). */

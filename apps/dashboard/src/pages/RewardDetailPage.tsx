@@ -97,10 +97,20 @@ export function RewardDetailPage() {
         {writer && (
           <>
             <dt>Redemption link</dt>
-            <dd>{link.data ? <a href={link.data}>{link.data}</a> : link.isError ? 'Not available' : '…'}</dd>
+            <dd>
+              {link.data ? <a href={link.data}>{link.data}</a> : link.isError ? 'Not available' : '…'}
+              <br />
+              <small>Opening the link counts as the recipient opening it; the preview below does not.</small>
+            </dd>
           </>
         )}
       </dl>
+      <p>
+        {/* The session-authorised preview (docs/redemption.md, Preview): the reward stays as it is. */}
+        <a href={`/dashboard/api/rewards/${encodeURIComponent(r.id)}/recipient-preview`} target="_blank" rel="noopener">
+          Preview the recipient page<span className="visually-hidden"> (opens in a new tab)</span>
+        </a>
+      </p>
       {writer && (
         <div className="actions">
           {/* A canceled or expired reward has nothing left to use: not offered here (the API still allows it, docs/dashboard.md). */}

@@ -119,6 +119,11 @@ export class RewardLifecycle {
     return rewardId ? this.rewards.find(manager, rewardId) : null;
   }
 
+  /** One of the account's rewards, for the sender's preview of its page (docs/redemption.md, Preview); null if not theirs. */
+  findOfAccount(accountId: string, id: string): Promise<RedeemableReward | null> {
+    return this.rewards.find(this.dataSource.manager, id, accountId);
+  }
+
   /** The reward's one redemption link token, the create response's (docs/redemption.md, One link). */
   redemptionToken(reward: Pick<RewardEntity, 'id' | 'accountId'>, sealed?: string | null): Promise<string> {
     return this.rewards.redemptionToken(this.dataSource.manager, reward, sealed);
