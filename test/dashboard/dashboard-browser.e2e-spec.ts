@@ -740,13 +740,19 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
   it('turns on two-factor sign-in; signing in then asks for the code', async () => {
     const { context, page } = await signedIn();
     await nav(page, 'Settings').click();
+    // The section says whether it is on, and offers only what applies.
+    await page.locator('#two-factor-state').filter({ hasText: 'Two-factor sign-in is off' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Turn off two-factor sign-in' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
     const secret = (await page.getByText(/^Secret:/).locator('code').textContent())!.trim();
     await expect(page.getByRole('img', { name: 'QR code for your authenticator app' }).isVisible()).resolves.toBe(true);
     clock.freeze();
     await page.getByLabel('Code from the app').fill(totp(secret, clock.now().getTime()));
     await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
-    await page.getByText('Two-factor sign-in is on').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Two-factor sign-in is on' }).waitFor();
+    await page.locator('#two-factor-state').filter({ hasText: 'Two-factor sign-in is on' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Set up two-factor sign-in' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Turn off two-factor sign-in' }).isVisible()).toBe(true);
     await context.close();
 
     const fresh = await offlineContext(browser, t.baseUrl, DESKTOP);

@@ -97,7 +97,9 @@ describe('Dashboard: own password and two-factor sign-in', () => {
       const wrongCode = (await codeAt(secret, 0)) === '000000' ? '111111' : '000000';
       expect((await client.post('/dashboard/api/me/totp/confirm', { code: wrongCode })).status).toBe(422);
       const previous = await codeAt(secret, -1);
+      expect((await client.get('/dashboard/api/session')).body.user.twoFactorEnabled).toBe(false);
       expect((await client.post('/dashboard/api/me/totp/confirm', { code: previous })).status).toBe(204);
+      expect((await client.get('/dashboard/api/session')).body.user.twoFactorEnabled).toBe(true);
 
       const signIn = (body: Record<string, string>) =>
         new DashboardClient(t.baseUrl).post('/dashboard/api/session', { email: person.email, password: person.password, ...body });
@@ -114,6 +116,7 @@ describe('Dashboard: own password and two-factor sign-in', () => {
 
       expect((await client.post('/dashboard/api/me/totp/disable', { code: current })).status).toBe(422);
       expect((await client.post('/dashboard/api/me/totp/disable', { code: await codeAt(secret, 1) })).status).toBe(204);
+      expect((await client.get('/dashboard/api/session')).body.user.twoFactorEnabled).toBe(false);
       expect((await signIn({})).status).toBe(201);
     });
   });

@@ -24,7 +24,7 @@ describe('Dashboard: sessions as a credential', () => {
     const res = await client.signIn(merchant.email, merchant.password);
     expect(client.setCookies[0]).toMatch(/^dashboard_session=[A-Za-z0-9]{43}; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/);
     expect(res.body).toEqual({
-      user: { id: merchant.userId, email: merchant.email.toLowerCase() },
+      user: { id: merchant.userId, email: merchant.email.toLowerCase(), twoFactorEnabled: false },
       memberships: [{ accountId: merchant.accountId, accountName: expect.any(String), role: 'owner' }],
       currentAccountId: merchant.accountId,
       // What the session may do there: the owner's scopes, which the web app offers its pages by.

@@ -93,7 +93,7 @@ export class DashboardSessionService {
     const memberships = await this.identity.membershipsOf(manager, userId);
     const current = memberships.find((membership) => membership.accountId === session.currentAccountId);
     return {
-      user: { id: userId, email: (await this.identity.emailOf(manager, userId))! },
+      user: { id: userId, email: (await this.identity.emailOf(manager, userId))!, twoFactorEnabled: await this.identity.totpEnabled(userId) },
       memberships,
       currentAccountId: session.currentAccountId,
       // The same table the session credential resolver acts with (scopesOfRole), so the web app

@@ -1,5 +1,6 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { dash, unwrap } from './http';
+import { queryKeys } from './query-keys';
 
 /** The signed-in user's own security (password, two-factor sign-in) and the password-reset forms; nothing here is cached. */
 
@@ -14,12 +15,27 @@ export function useStartTotp(onStarted: (answer: { secret: string; otpauthUrl: s
   return useMutation({ mutationFn: async () => unwrap(await dash.POST('/dashboard/api/me/totp')), onSuccess: onStarted });
 }
 
+/** Turning two-factor sign-in on or off changes the session's `user.twoFactorEnabled`: it is read again. */
 export function useConfirmTotp(onConfirmed: () => void) {
-  return useMutation({ mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/confirm', { body: { code } })), onSuccess: onConfirmed });
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/confirm', { body: { code } })),
+    onSuccess: async () => {
+      onConfirmed();
+      await client.invalidateQueries({ queryKey: queryKeys.session() });
+    },
+  });
 }
 
 export function useDisableTotp(onDisabled: () => void) {
-  return useMutation({ mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/disable', { body: { code } })), onSuccess: onDisabled });
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (code: string) => unwrap(await dash.POST('/dashboard/api/me/totp/disable', { body: { code } })),
+    onSuccess: async () => {
+      onDisabled();
+      await client.invalidateQueries({ queryKey: queryKeys.session() });
+    },
+  });
 }
 
 /** Asks for a reset link; the answer is the same whether or not the e-mail has a user. */

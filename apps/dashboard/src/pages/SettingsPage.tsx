@@ -5,7 +5,7 @@ import { useApprovalSettings, useSaveApprovalSettings } from '../api/approvals';
 import { useConnectedApps, useRevokeConnectedApp } from '../api/connected-apps';
 import { useChangePassword, useConfirmTotp, useDisableTotp, useStartTotp } from '../api/security';
 import { useFxRates } from '../api/fx';
-import { useHasScope } from '../api/session';
+import { useHasScope, useSession } from '../api/session';
 import { useWallets } from '../api/wallet';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
@@ -321,6 +321,7 @@ function TwoFactorSection() {
     setDone('Two-factor sign-in is on: you will be asked for a code when you sign in.');
   });
   const disable = useDisableTotp(() => setDone('Two-factor sign-in is off.'));
+  const enabled = useSession().data?.user.twoFactorEnabled ?? false;
   const codeOf = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const code = String(new FormData(event.currentTarget).get('code') ?? '').trim();
@@ -330,8 +331,12 @@ function TwoFactorSection() {
   return (
     <section aria-labelledby="two-factor">
       <h2 id="two-factor">Two-factor sign-in</h2>
+      <p id="two-factor-state">
+        Two-factor sign-in is <strong>{enabled ? 'on' : 'off'}</strong>
+        {enabled ? ': signing in asks for a code from your authenticator app.' : ': signing in asks for your password only.'}
+      </p>
       {done && <p role="status">{done}</p>}
-      {!pending ? (
+      {enabled ? null : !pending ? (
         <div className="actions">
           <button type="button" onClick={() => start.mutate()} disabled={start.isPending}>
             Set up two-factor sign-in
@@ -352,13 +357,15 @@ function TwoFactorSection() {
           </button>
         </form>
       )}
-      <form onSubmit={(e) => disable.mutate(codeOf(e))} className="inline-form" aria-label="Turn off two-factor sign-in">
-        <Field label="Code to turn two-factor sign-in off" name="code" inputMode="numeric" autoComplete="one-time-code" error={issueOf(disable.error, 'code')} />
-        <button type="submit" className="secondary" disabled={disable.isPending}>
-          Turn off two-factor sign-in
-        </button>
-        <FormError error={disable.error} fields={['code']} />
-      </form>
+      {enabled && (
+        <form onSubmit={(e) => disable.mutate(codeOf(e))} className="inline-form" aria-label="Turn off two-factor sign-in">
+          <Field label="Code to turn two-factor sign-in off" name="code" inputMode="numeric" autoComplete="one-time-code" error={issueOf(disable.error, 'code')} />
+          <button type="submit" className="secondary" disabled={disable.isPending}>
+            Turn off two-factor sign-in
+          </button>
+          <FormError error={disable.error} fields={['code']} />
+        </form>
+      )}
     </section>
   );
 }

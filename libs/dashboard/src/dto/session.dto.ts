@@ -31,6 +31,9 @@ export class SessionUserDto {
   id: string;
 
   email: string;
+
+  /** Whether the user signs in with a code of an authenticator app as well as the password. */
+  twoFactorEnabled: boolean;
 }
 
 export class SessionMembershipDto {
