@@ -140,6 +140,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/invitations/{invitation}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a pending invitation again
+         * @description A new link valid 7 days from now is e-mailed; the earlier link stops working. Not pending (accepted, revoked, expired): 404.
+         */
+        post: operations["resendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/invitations/{invitation}/accept": {
         parameters: {
             query?: never;
@@ -405,6 +425,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/rewards/{rewardId}/recipient-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The recipient page of a reward as its recipient sees it, without opening it
+         * @description An HTML page in the recipient’s language (else the browser’s), with a banner saying it is a preview. The reward is not marked opened and no `reward.opened` event is recorded; card codes are hidden and no card can be picked.
+         */
+        get: operations["previewRecipientPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -419,7 +459,7 @@ export interface components {
         };
         AuditEntryDto: {
             /** @enum {string} */
-            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected";
+            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "invitation.resent" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected";
             targetType: string | null;
             targetId: string | null;
             /** @description What changed, in the action's own terms. */
@@ -468,6 +508,8 @@ export interface components {
             /** @description `usr_` */
             id: string;
             email: string;
+            /** @description Whether the user signs in with a code of an authenticator app as well as the password. */
+            twoFactorEnabled: boolean;
         };
         SessionMembershipDto: {
             /** @enum {string} */
@@ -826,7 +868,7 @@ export interface operations {
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
                 /** @description Only entries of this action. */
-                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected";
+                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "invitation.resent" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected";
             };
             header?: never;
             path?: never;
@@ -1460,6 +1502,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource, or it belongs to another account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invitation's id (`inv_`). */
+                invitation: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationResponseDto"];
+                };
             };
             /** @description Missing, invalid or revoked credential. */
             401: {
@@ -2452,6 +2552,65 @@ export interface operations {
             };
             /** @description Well formed, but cannot be fulfilled. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    previewRecipientPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward (`rw_`). */
+                rewardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource, or it belongs to another account. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -419,10 +419,25 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await nav(page, 'Team').click();
     await page.getByLabel('E-mail to invite').fill('colleague@example.com');
     await page.getByLabel('Role').selectOption('developer');
+    // The chosen role says what it may do.
+    expect(await page.locator('#invite-role-description').textContent()).toContain('sends, cancels and resends rewards');
     await page.getByRole('button', { name: 'Invite' }).click();
     await page.getByText('Invitation sent to colleague@example.com.').waitFor();
-    const mail = await smtp.waitFor((mail) => mail.to.includes('colleague@example.com'));
-    const link = /(http:\/\/[^\s"<]+\/dashboard\/invitations\/[A-Za-z0-9_-]+)/.exec(mail.text ?? mail.html ?? '')![1];
+    const first = await smtp.waitFor((mail) => mail.to.includes('colleague@example.com'));
+    const linkOf = (mail: { text?: string; html?: string }) => /(http:\/\/[^\s"<]+\/dashboard\/invitations\/[A-Za-z0-9_-]+)/.exec(mail.text ?? mail.html ?? '')![1];
+    // Sent again: a new link arrives and the first stops working.
+    await page.getByRole('button', { name: 'Resend invitation' }).click();
+    await page.getByRole('button', { name: 'Yes, resend invitation' }).click();
+    await page.getByText('Invitation sent again to colleague@example.com.').waitFor();
+    const mail = await smtp.waitFor((mail) => mail.to.includes('colleague@example.com') && linkOf(mail) !== linkOf(first));
+    expect(mail.text).toContain(`${m.email.toLowerCase()} invited you to join Acme Inc as developer.`);
+    const link = linkOf(mail);
+    expect((await fetch(linkOf(first).replace('/dashboard/invitations/', '/dashboard/api/invitations/'))).status).toBe(404);
+    for (const device of [PHONE, DESKTOP]) {
+      await page.setViewportSize(device.viewport);
+      await expectAccessible(page, `Team with an open invitation (${device === PHONE ? 'phone' : 'desktop'})`);
+      await expectNoSidewaysScroll(page, `Team (${device === PHONE ? 'phone' : 'desktop'})`);
+    }
 
     const other = await offlineContext(browser, t.baseUrl, PHONE);
     const theirs = await other.context.newPage();

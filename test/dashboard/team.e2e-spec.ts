@@ -103,6 +103,39 @@ describe('Dashboard: team and invitations', () => {
       ]);
     });
 
+    it('names who sent it; resending e-mails a new link, the earlier one stops working, and it is audited', async () => {
+      const first = await invite(ownerClient, 'again@example.test', 'viewer');
+      const sent = await smtp.waitFor((m) => m.to.includes('again@example.test'));
+      expect(sent.subject).toBe(`${owner.email.toLowerCase()} invited you to Invitation Test Co`);
+      expect(sent.text).toContain(`${owner.email.toLowerCase()} invited you to join Invitation Test Co as viewer.`);
+      const { invitations } = (await ownerClient.get('/dashboard/api/invitations')).body;
+      const id = invitations.find((i: { email: string }) => i.email === 'again@example.test').id;
+      // Two days on the clock of the database: the new link counts its 7 days from the resend.
+      await db.query(`UPDATE invitations SET expires_at = expires_at - interval '2 days' WHERE id = $1`, [id]);
+
+      const resent = await ownerClient.post(`/dashboard/api/invitations/${id}/resend`);
+      expect(resent.status).toBe(201);
+      expect(resent.body.invitation).toMatchObject({ id, email: 'again@example.test', role: 'viewer' });
+      expect(Date.parse(resent.body.invitation.expiresAt) - Date.now()).toBeGreaterThan(7 * 24 * 3600_000 - 60_000);
+      const mails = await smtp.waitFor((m) => m.to.includes('again@example.test') && !m.text.includes(first));
+      const second = new RegExp(`${t.baseUrl}/dashboard/invitations/([A-Za-z0-9]+)`).exec(mails.text)![1];
+      expect(second).not.toBe(first);
+      const visitor = new DashboardClient(t.baseUrl);
+      expect((await visitor.get(`/dashboard/api/invitations/${first}`)).status).toBe(404);
+      expect((await visitor.get(`/dashboard/api/invitations/${second}`)).status).toBe(200);
+      expect((await ownerClient.get('/dashboard/api/invitations')).body.invitations.filter((i: { id: string }) => i.id === id)).toHaveLength(1);
+      const log = await ownerClient.get('/dashboard/api/audit-log?action=invitation.resent');
+      expect(log.body.entries).toEqual([
+        expect.objectContaining({ actor: expect.objectContaining({ id: owner.userId }), targetId: id, metadata: { email: 'again@example.test', role: 'viewer' } }),
+      ]);
+
+      // Revoked: nothing to resend, nothing sent.
+      expect((await ownerClient.delete(`/dashboard/api/invitations/${id}`)).status).toBe(204);
+      const gone = await ownerClient.post(`/dashboard/api/invitations/${id}/resend`);
+      expect(gone.status).toBe(404);
+      expect((await visitor.get(`/dashboard/api/invitations/${second}`)).status).toBe(404);
+    });
+
     it('revoked or expired: 404', async () => {
       const revokedToken = await invite(ownerClient, 'revoked@example.test', 'viewer');
       const { invitations } = (await ownerClient.get('/dashboard/api/invitations')).body;

@@ -100,6 +100,7 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'DELETE /dashboard/api/invitations/:invitation': 'dashboard team:manage',
   'GET /dashboard/api/invitations/:invitation': 'public',
   'POST /dashboard/api/invitations/:invitation/accept': 'public',
+  'POST /dashboard/api/invitations/:invitation/resend': 'dashboard team:manage',
   'GET /dashboard/api/api-keys': 'dashboard api_keys:manage',
   'GET /dashboard/api/approvals': 'dashboard rewards:read',
   'GET /dashboard/api/approvals/count': 'dashboard rewards:read',

@@ -15,7 +15,7 @@ export { IdentityRepository } from './identity/identity.repository';
 export { TeamService, userActor } from './identity/team.service';
 export type { IdentityActor } from './identity/team.service';
 export { InvitationService } from './identity/invitation.service';
-export type { Joined } from './identity/invitation.service';
+export type { Joined, NewInvitation } from './identity/invitation.service';
 export { API_KEY_SCOPES } from './entities/api-key.entity';
 export type { ApiKeyScope } from './entities/api-key.entity';
 export type { MembershipRole } from './entities/membership.entity';

@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'totp.disabled',
   'webhook_endpoint.updated',
   'invitation.revoked',
+  'invitation.resent',
   'account.created',
   'oauth_client.created',
   'fx_conversion.created',

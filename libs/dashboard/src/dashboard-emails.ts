@@ -21,12 +21,12 @@ function mail(input: { to: string; subject: string; lines: string[]; link: strin
   };
 }
 
-export function invitationEmail(input: { to: string; accountName: string; role: string; link: string; invitationId: string }): OutgoingMail {
+export function invitationEmail(input: { to: string; accountName: string; role: string; invitedBy: string; link: string; invitationId: string }): OutgoingMail {
   return mail({
     to: input.to,
-    subject: `You are invited to ${input.accountName}`,
+    subject: `${input.invitedBy} invited you to ${input.accountName}`,
     lines: [
-      `You have been invited to join ${input.accountName} as ${input.role}.`,
+      `${input.invitedBy} invited you to join ${input.accountName} as ${input.role}.`,
       'The link works once and for 7 days. If you did not expect this, ignore this e-mail.',
     ],
     link: input.link,

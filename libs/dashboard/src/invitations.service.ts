@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { InvitationService, Joined } from '@app/account';
+import { InvitationService, Joined, NewInvitation } from '@app/account';
 import { Principal, RateLimiter, Role, Session, SessionStore } from '@app/auth';
 import { APP_CONFIG, AppConfig, RateLimitedError } from '@app/core';
 import { Mailer } from '@app/mail';
@@ -38,16 +38,24 @@ export class InvitationsService {
    * exists (the admin sees the error and retries), and a link that was sent always works.
    */
   create(principal: Principal, actor: ActorContext, input: { email: string; role: Role }): Promise<InvitationDto> {
-    return this.invitations.create(principal, actor, input, ({ invitation, token, accountName }) =>
-      this.mailer.send(
-        invitationEmail({
-          to: invitation.email,
-          accountName,
-          role: invitation.role,
-          link: `${this.config.publicBaseUrl}/dashboard/invitations/${token}`,
-          invitationId: invitation.id,
-        }),
-      ),
+    return this.invitations.create(principal, actor, input, (created) => this.sendInvitation(created));
+  }
+
+  /** A pending invitation again, with a new link (the earlier one stops working). */
+  resend(accountId: string, actor: ActorContext, id: string): Promise<InvitationDto> {
+    return this.invitations.resend(accountId, actor, id, (renewed) => this.sendInvitation(renewed));
+  }
+
+  private sendInvitation({ invitation, token, accountName, invitedBy }: NewInvitation): Promise<void> {
+    return this.mailer.send(
+      invitationEmail({
+        to: invitation.email,
+        accountName,
+        role: invitation.role,
+        invitedBy,
+        link: `${this.config.publicBaseUrl}/dashboard/invitations/${token}`,
+        invitationId: invitation.id,
+      }),
     );
   }
 

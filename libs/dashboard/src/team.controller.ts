@@ -116,6 +116,20 @@ export class InvitationsController {
     await this.invitations.revoke(principal.accountId, actorOf(principal, req.ip), id);
   }
 
+  @Post(':invitation/resend')
+  @RequireDashboardScope('team:manage')
+  @ApiOperation({
+    operationId: 'resendInvitation',
+    summary: 'Send a pending invitation again',
+    description: 'A new link valid 7 days from now is e-mailed; the earlier link stops working. Not pending (accepted, revoked, expired): 404.',
+  })
+  @ApiParam({ name: 'invitation', description: "The invitation's id (`inv_`)." })
+  @ApiResponse({ status: 201, type: InvitationResponseDto })
+  @ApiErrorResponses(404)
+  async resend(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Param('invitation') id: string): Promise<InvitationResponseDto> {
+    return { invitation: await this.invitations.resend(principal.accountId, actorOf(principal, req.ip), id) };
+  }
+
   @SecretParams('invitation')
   @Get(':invitation')
   @Public()

@@ -28,6 +28,11 @@ export function useTeamActions() {
       mutationFn: async (id: string) => unwrap(await dash.DELETE('/dashboard/api/invitations/{invitation}', { params: { path: { invitation: id } } })),
       onSuccess: refresh,
     }),
+    resendInvitation: useMutation({
+      mutationFn: async (id: string) =>
+        unwrap(await dash.POST('/dashboard/api/invitations/{invitation}/resend', { params: { path: { invitation: id } } })),
+      onSuccess: refresh,
+    }),
     changeRole: useMutation({
       mutationFn: async ({ userId, role }: { userId: string; role: Role }) =>
         unwrap(await dash.PATCH('/dashboard/api/members/{userId}', { params: { path: { userId } }, body: { role } })),

@@ -8,6 +8,14 @@ import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 
+/** What each role may do, in the words of the scopes it holds (docs/dashboard.md, Roles). */
+export const ROLE_DESCRIPTIONS: Record<Role, string> = {
+  viewer: 'Sees rewards, the wallet, the catalog and webhooks; changes nothing.',
+  developer: 'A viewer who also sends, cancels and resends rewards, manages webhooks and makes API keys.',
+  admin: 'A developer who also tops up the wallet, changes branding, rules and settings, manages the team and reads the audit log.',
+  owner: 'Everything an admin may do, and also invites, promotes, demotes or removes owners.',
+};
+
 export function TeamPage() {
   const session = useSession();
   const me = session.data!;
@@ -17,7 +25,7 @@ export function TeamPage() {
   const [role, setRole] = useState<Role>('viewer');
   // Only an owner may make, demote or remove an owner: a rule of the role, which no scope carries.
   const assignable = myRole === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');
-  const { invite, revokeInvitation: revoke, changeRole: change, remove } = useTeamActions();
+  const { invite, revokeInvitation: revoke, resendInvitation: resend, changeRole: change, remove } = useTeamActions();
   const mayManage = (m: { userId: string; role: Role }) => m.userId !== me.user.id && (myRole === 'owner' || m.role !== 'owner');
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -34,11 +42,12 @@ export function TeamPage() {
         <Field label="E-mail to invite" name="email" type="email" required error={issueOf(invite.error, 'email')} />
         <div className="field">
           <label htmlFor="invite-role">Role</label>
-          <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)} aria-describedby="invite-role-description">
             {assignable.map((r) => (
               <option key={r}>{r}</option>
             ))}
           </select>
+          <small id="invite-role-description">{ROLE_DESCRIPTIONS[role]}</small>
         </div>
         <button type="submit" disabled={invite.isPending}>
           Invite
@@ -46,6 +55,17 @@ export function TeamPage() {
         {invite.isSuccess && <span role="status">Invitation sent to {invite.data.invitation.email}.</span>}
         <FormError error={invite.error} fields={['email']} />
       </form>
+      <details className="roles">
+        <summary>What each role may do</summary>
+        <dl className="facts">
+          {ROLES.map((r) => (
+            <div key={r}>
+              <dt>{r}</dt>
+              <dd>{ROLE_DESCRIPTIONS[r]}</dd>
+            </div>
+          ))}
+        </dl>
+      </details>
       <h2>Members</h2>
       {members.isPending && <StatusMessage kind="loading">Loading members…</StatusMessage>}
       {members.isError && <StatusMessage kind="error">{members.error.message}</StatusMessage>}
@@ -83,12 +103,19 @@ export function TeamPage() {
           {invitations.data.invitations.map((i) => (
             <li key={i.id}>
               {i.email} as {i.role}, expires <Time value={i.expiresAt} />{' '}
+              <ConfirmButton
+                label="Resend invitation"
+                question={`E-mail ${i.email} a new link valid 7 days? The earlier link stops working.`}
+                onConfirm={() => resend.mutate(i.id)}
+                disabled={resend.isPending}
+              />{' '}
               <ConfirmButton danger label="Revoke" question="The link in the e-mail stops working." onConfirm={() => revoke.mutate(i.id)} />
             </li>
           ))}
         </ul>
       )}
-      <FormError error={revoke.error} />
+      {resend.isSuccess && <p role="status">Invitation sent again to {resend.data.invitation.email}.</p>}
+      <FormError error={revoke.error ?? resend.error} />
     </>
   );
 }

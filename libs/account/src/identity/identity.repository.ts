@@ -221,6 +221,17 @@ export class IdentityRepository {
     return row;
   }
 
+  /** A pending invitation's new link: a new token hash and a new expiry; null when there is no such pending invitation. */
+  async renewInvitation(manager: EntityManager, accountId: string, id: string, token: string, ttlSeconds: number): Promise<InvitationRow | null> {
+    const [row] = await queryRows<InvitationRow>(
+      manager,
+      `UPDATE invitations SET token_hash = $3, expires_at = now() + make_interval(secs => $4)
+       WHERE id = $1 AND account_id = $2 AND ${PENDING} RETURNING *`,
+      [id, accountId, hashSecret(token), ttlSeconds],
+    );
+    return row ?? null;
+  }
+
   /** Revokes the pending invitation; null when there is none of that id in the account. */
   async revokeInvitation(manager: EntityManager, accountId: string, id: string): Promise<{ email: string; role: MembershipRole } | null> {
     const [revoked] = await queryRows<{ email: string; role: MembershipRole }>(

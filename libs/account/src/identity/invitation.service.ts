@@ -34,6 +34,8 @@ export interface NewInvitation {
   invitation: Invitation;
   token: string;
   accountName: string;
+  /** The e-mail of the member who sent it, which the e-mail names. */
+  invitedBy: string;
 }
 
 /** Who joined which account by an accepted invitation; `newUser` when the acceptance made their user. */
@@ -97,7 +99,31 @@ export class InvitationService {
         ...userActor(actor),
       });
       const invitation = toInvitation(row);
-      await send({ invitation, token, accountName: await this.identity.accountName(manager, principal.accountId) });
+      await send({ invitation, token, accountName: await this.identity.accountName(manager, principal.accountId), invitedBy: actor.email });
+      return invitation;
+    });
+  }
+
+  /**
+   * Sends a pending invitation again with a new link valid 7 days from now; the earlier link stops
+   * working (only the new token's hash is kept). As at creation, the e-mail is sent inside the
+   * transaction: if it cannot be sent, the earlier link keeps working.
+   */
+  async resend(accountId: string, actor: IdentityActor, id: string, send: (renewed: NewInvitation) => Promise<void>): Promise<Invitation> {
+    return this.dataSource.transaction(async (manager) => {
+      const token = randomToken(32);
+      const row = await this.identity.renewInvitation(manager, accountId, id, token, INVITATION_TTL_SECONDS);
+      if (!row) throw new NotFoundError('Invitation');
+      await this.audit.record(manager, {
+        accountId,
+        action: 'invitation.resent',
+        targetType: 'invitation',
+        targetId: id,
+        metadata: { email: row.email, role: row.role },
+        ...userActor(actor),
+      });
+      const invitation = toInvitation(row);
+      await send({ invitation, token, accountName: await this.identity.accountName(manager, accountId), invitedBy: actor.email });
       return invitation;
     });
   }
