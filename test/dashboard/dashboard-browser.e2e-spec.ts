@@ -400,7 +400,25 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     const { context, page } = await signedIn();
     await nav(page, 'Webhooks').click();
     await page.getByLabel('URL').fill(`http://127.0.0.1:${receiver.port}/dash-hook`);
+    // The long list of events filters, and selects all or none of what it shows.
+    const ticked = page.locator('.checkbox-list .picker input:checked');
+    const total = await page.locator('.checkbox-list .picker input').count();
+    await page.getByLabel('Filter events').fill('wallet.');
+    const walletKinds = await page.locator('.checkbox-list .picker input').count();
+    expect(walletKinds).toBeGreaterThan(0);
+    expect(walletKinds).toBeLessThan(total);
+    await page.getByRole('button', { name: 'Select all shown' }).click();
+    await expect(ticked.count()).resolves.toBe(walletKinds);
+    await page.getByText(`${walletKinds} of ${total} selected`).waitFor();
+    await page.getByLabel('Filter events').fill('');
+    await page.getByRole('button', { name: 'Select none' }).click();
+    await page.getByText(`0 of ${total} selected`).waitFor();
     await page.getByLabel('reward.created').check();
+    for (const device of [PHONE, DESKTOP]) {
+      await page.setViewportSize(device.viewport);
+      await expectAccessible(page, `Webhooks, add an endpoint (${device === PHONE ? 'phone' : 'desktop'})`);
+      await expectNoSidewaysScroll(page, `Webhooks (${device === PHONE ? 'phone' : 'desktop'})`);
+    }
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const secret = (await page.getByLabel('Secret', { exact: true }).textContent())!.trim();
     expect(secret).toMatch(/^whsec_/);
@@ -411,6 +429,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     expect(ping.headers['x-webhook-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
     const expected = createHmac('sha256', secret).update(`${ping.headers['x-webhook-timestamp']}.${ping.body}`).digest('hex');
     expect(ping.headers['x-webhook-signature']).toBe(`v1=${expected}`);
+    const endpoints = (await t.api.as(m.key).get('/v1/webhook-endpoints')).body.webhookEndpoints;
+    expect(endpoints.find((e: any) => e.url.endsWith('/dash-hook')).events).toEqual(['reward.created']);
     await context.close();
   });
 

@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useCatalogRules, useSaveCatalogRules, type CatalogBrand } from '../api/catalog';
+import { CheckboxList } from '../components/CheckboxList';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 
@@ -38,21 +39,13 @@ export function CatalogRules({ brands }: { brands: CatalogBrand[] }) {
     <section aria-labelledby="catalog-rules">
       <h2 id="catalog-rules">Catalog rules</h2>
       <form onSubmit={submit} className="stack">
-        <fieldset>
-          <legend>Blocked brands (never offered, in any reward)</legend>
-          <div className="picker">
-            {keys.map((key) => (
-              <label key={key}>
-                <input
-                  type="checkbox"
-                  checked={blocked.includes(key)}
-                  onChange={(e) => setBlocked((now) => (e.target.checked ? [...(now ?? []), key] : (now ?? []).filter((k) => k !== key)))}
-                />
-                Block {nameOf.get(key) ?? key}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <CheckboxList
+          legend="Blocked brands (never offered, in any reward)"
+          filterLabel="Filter brands"
+          options={keys.map((key) => ({ value: key, label: `Block ${nameOf.get(key) ?? key}`, searchText: `${nameOf.get(key) ?? ''} ${key}` }))}
+          selected={blocked}
+          onChange={setBlocked}
+        />
         <fieldset>
           <legend>Brands offered</legend>
           <label>

@@ -7,6 +7,7 @@ import { rateOf, useFxRates } from '../api/fx';
 import { useIdempotencyKey } from '../api/idempotency';
 import { LANGUAGE_NAMES, useSendReward, type CreateReward } from '../api/rewards';
 import { useWallets, type Wallet } from '../api/wallet';
+import { CheckboxList } from '../components/CheckboxList';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyCode } from '../components/CopyCode';
 import { Field } from '../components/Field';
@@ -225,23 +226,23 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
         </fieldset>
       ) : (
         <>
-          <fieldset>
-            <legend>Brands the recipient may choose (none ticked: the whole catalog)</legend>
-            <div className="picker">
-              {(catalog.data ?? [])
-                .filter((brand) => brand.items.some((i) => i.currencyCode === currency))
-                .map((brand) => (
-                  <label key={brand.brandKey}>
-                    <input
-                      type="checkbox"
-                      checked={brands.includes(brand.brandKey)}
-                      onChange={(e) => setBrands((now) => (e.target.checked ? [...now, brand.brandKey] : now.filter((k) => k !== brand.brandKey)))}
-                    />
+          <CheckboxList
+            legend="Brands the recipient may choose (none ticked: the whole catalog)"
+            filterLabel="Filter brands"
+            options={(catalog.data ?? [])
+              .filter((brand) => brand.items.some((i) => i.currencyCode === currency))
+              .map((brand) => ({
+                value: brand.brandKey,
+                searchText: `${brand.name} ${brand.brandKey}`,
+                label: (
+                  <>
                     {brand.name} <code>{brand.brandKey}</code>
-                  </label>
-                ))}
-            </div>
-          </fieldset>
+                  </>
+                ),
+              }))}
+            selected={brands}
+            onChange={setBrands}
+          />
           <Field label="Expires at (optional)" name="expiresAt" type="datetime-local" error={issueOf(err, 'expiresAt')} />
         </>
       )}

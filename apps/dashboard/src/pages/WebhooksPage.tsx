@@ -11,6 +11,7 @@ import {
   type WebhookEndpoint,
   type WebhookEventType,
 } from '../api/webhooks';
+import { CheckboxList } from '../components/CheckboxList';
 import { ConfirmButton } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
@@ -58,18 +59,14 @@ function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
       <h2>Add an endpoint</h2>
       <Field label="URL" name="url" type="url" required placeholder="https://example.com/webhooks" error={issueOf(create.error, 'url')} />
       <Field label="Description (optional)" name="description" error={issueOf(create.error, 'description')} />
-      <fieldset>
-        <legend>Events</legend>
-        <div className="picker">
-          {WEBHOOK_EVENT_TYPES.map((type) => (
-            <label key={type}>
-              <input type="checkbox" checked={events.includes(type)} onChange={(e) => setEvents((now) => (e.target.checked ? [...now, type] : now.filter((t) => t !== type)))} />
-              {type}
-            </label>
-          ))}
-        </div>
-        {issueOf(create.error, 'events') && <small className="field-error">{issueOf(create.error, 'events')}</small>}
-      </fieldset>
+      <CheckboxList
+        legend="Events (none ticked: every event)"
+        filterLabel="Filter events"
+        options={WEBHOOK_EVENT_TYPES.map((type) => ({ value: type, label: type, searchText: type }))}
+        selected={events}
+        onChange={(values) => setEvents(values as WebhookEventType[])}
+        after={issueOf(create.error, 'events') && <small className="field-error">{issueOf(create.error, 'events')}</small>}
+      />
       <FormError error={create.error} fields={['url', 'description', 'events']} />
       <button type="submit" disabled={create.isPending}>
         Add endpoint
