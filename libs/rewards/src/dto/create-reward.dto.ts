@@ -208,7 +208,7 @@ const FIXED_EXAMPLE = {
 const CHOICE_EXAMPLE = {
   type: 'CHOICE',
   valueCents: 5000,
-  recipient: { email: 'grace@example.com', firstName: 'Grace', language: 'fr' },
+  recipient: { email: 'grace@example.com', firstName: 'Grace', language: 'fr', phone: '+33612345678' },
   allowedBrandKeys: ['amazon-us', 'starbucks', 'target'],
   expiresAt: '2030-12-31T23:59:59Z',
   message: 'Pick the cards you like.',
@@ -225,7 +225,7 @@ export const CREATE_REWARD_EXAMPLES: RequestExamples<CreateRewardDto> = {
     summary: 'CHOICE: $50 to spend on Amazon.com, Starbucks or Target',
     description:
       'No `utid`: the recipient picks cards on the redemption page. `allowedBrandKeys` and `expiresAt` are optional; ' +
-      '`recipient.language` puts the e-mail and the page in French.',
+      '`recipient.language` puts the e-mail and the page in French; `recipient.phone` (E.164) sends a text with the link as well.',
     value: CHOICE_EXAMPLE,
   },
 };
