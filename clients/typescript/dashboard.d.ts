@@ -800,6 +800,17 @@ export interface components {
              * @enum {string}
              */
             emailStatus: "SCHEDULED" | "QUEUED" | "DELIVERED" | "FAILED";
+            /**
+             * @description The recipient's mobile number (E.164) the text went to; null when the send gave none.
+             * @example +14155550123
+             */
+            recipientPhone: string | null;
+            /**
+             * @description The latest text message (docs/delivery.md, SMS): QUEUED until the SMS provider takes it (SENT) or
+             *     refuses it for good (FAILED, with `reward.delivery_failed` of `channel` sms). Null without a phone.
+             * @enum {string|null}
+             */
+            smsStatus: "QUEUED" | "SENT" | "FAILED" | null;
             message: string | null;
             /** @description FIXED: the catalog item. */
             utid: string | null;

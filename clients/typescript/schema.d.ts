@@ -466,7 +466,7 @@ export interface paths {
         put?: never;
         /**
          * E-mail the recipient again
-         * @description Allowed in any state; adds `reward.resent` to the timeline.
+         * @description Allowed in any state. Repeats every channel the reward has: the e-mail, and the text message when it has a phone (`emailStatus` and `smsStatus` QUEUED again); adds `reward.resent` to the timeline once per channel.
          */
         post: operations["resendReward"];
         delete?: never;
@@ -1445,6 +1445,17 @@ export interface components {
              * @enum {string}
              */
             emailStatus: "SCHEDULED" | "QUEUED" | "DELIVERED" | "FAILED";
+            /**
+             * @description The recipient's mobile number (E.164) the text went to; null when the send gave none.
+             * @example +14155550123
+             */
+            recipientPhone: string | null;
+            /**
+             * @description The latest text message (docs/delivery.md, SMS): QUEUED until the SMS provider takes it (SENT) or
+             *     refuses it for good (FAILED, with `reward.delivery_failed` of `channel` sms). Null without a phone.
+             * @enum {string|null}
+             */
+            smsStatus: "QUEUED" | "SENT" | "FAILED" | null;
             message: string | null;
             /** @description FIXED: the catalog item. */
             utid: string | null;
@@ -1576,6 +1587,17 @@ export interface components {
              * @enum {string}
              */
             emailStatus: "SCHEDULED" | "QUEUED" | "DELIVERED" | "FAILED";
+            /**
+             * @description The recipient's mobile number (E.164) the text went to; null when the send gave none.
+             * @example +14155550123
+             */
+            recipientPhone: string | null;
+            /**
+             * @description The latest text message (docs/delivery.md, SMS): QUEUED until the SMS provider takes it (SENT) or
+             *     refuses it for good (FAILED, with `reward.delivery_failed` of `channel` sms). Null without a phone.
+             * @enum {string|null}
+             */
+            smsStatus: "QUEUED" | "SENT" | "FAILED" | null;
             message: string | null;
             /** @description FIXED: the catalog item. */
             utid: string | null;
@@ -1616,6 +1638,13 @@ export interface components {
              * @enum {string}
              */
             language?: "en" | "es" | "fr" | "de" | "it" | "pt" | "nl";
+            /**
+             * @description The recipient's mobile number in E.164 (`+`, the country code and the number, no spaces). When
+             *     given, a short text with the sender's name and the reward's link is sent as well as the e-mail
+             *     (docs/delivery.md, SMS); the reward shows how it went in `smsStatus`.
+             * @example +14155550123
+             */
+            phone?: string;
             /**
              * Format: email
              * @description Where the reward e-mail goes.
@@ -2171,7 +2200,7 @@ export interface components {
             } | null;
             externalId: string | null;
         };
-        /** @description The reward e-mail could not be delivered: the recipient’s mail server refused it for good (a 5xx reply), or it still refused or did not answer after the last retry. The reward shows `emailStatus: FAILED`; `PATCH /v1/rewards/{id}` corrects the address. */
+        /** @description A message of the reward could not be delivered. `channel` email: the recipient’s mail server refused it for good (a 5xx reply), or it still refused or did not answer after the last retry; the reward shows `emailStatus: FAILED` and `PATCH /v1/rewards/{id}` corrects the address. `channel` sms: the SMS provider refused the text for good (e.g. an invalid or unsubscribed number), or it still failed after the last retry; the reward shows `smsStatus: FAILED`. */
         WebhookRewardDeliveryFailedData: {
             id: string;
             /** @enum {string} */
@@ -2208,11 +2237,11 @@ export interface components {
             } | null;
             externalId: string | null;
             /**
-             * @description What failed: the e-mail.
+             * @description What failed: the e-mail, or the text message.
              * @enum {string}
              */
-            channel: "email";
-            /** @description The server’s reply (its code and text), or what went wrong when there was none; up to 200 characters. */
+            channel: "email" | "sms";
+            /** @description The server’s or the SMS provider’s reply (its code and text), or what went wrong when there was none; up to 200 characters. */
             reason: string;
         };
         WebhookCardData: {

@@ -802,6 +802,8 @@ CREATE TABLE public.mail_jobs (
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     sent_at timestamp with time zone,
     next_attempt_at timestamp with time zone,
+    channel text DEFAULT 'email'::text NOT NULL,
+    CONSTRAINT mail_jobs_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text]))),
     CONSTRAINT mail_jobs_kind_check CHECK ((kind = ANY (ARRAY['reward'::text, 'resend'::text]))),
     CONSTRAINT mail_jobs_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'SENT'::text, 'FAILED'::text])))
 );
@@ -1109,6 +1111,8 @@ CREATE TABLE public.rewards (
     approval_decided_at timestamp with time zone,
     recipient_language text,
     email_status text DEFAULT 'QUEUED'::text NOT NULL,
+    recipient_phone text,
+    sms_status text,
     CONSTRAINT rewards_approval_status_check CHECK ((approval_status = ANY (ARRAY['PENDING'::text, 'APPROVED'::text, 'REJECTED'::text]))),
     CONSTRAINT rewards_closed_check CHECK (((status <> ALL (ARRAY['CANCELED'::text, 'EXPIRED'::text])) OR (remaining_value_cents = 0))),
     CONSTRAINT rewards_created_by_type_check CHECK ((created_by_type = ANY (ARRAY['user'::text, 'api_key'::text, 'oauth_app'::text, 'operator'::text]))),
@@ -1117,7 +1121,10 @@ CREATE TABLE public.rewards (
     CONSTRAINT rewards_fixed_check CHECK (((type = 'FIXED'::text) = (utid IS NOT NULL))),
     CONSTRAINT rewards_fx_check CHECK ((((fx_funding_currency IS NULL) AND (fx_rate IS NULL) AND (fx_funded_cents IS NULL)) OR ((fx_funding_currency IS NOT NULL) AND (fx_rate IS NOT NULL) AND (fx_funded_cents IS NOT NULL) AND (fx_funding_currency ~ '^[A-Z]{3}$'::text) AND (fx_funding_currency <> currency) AND (fx_rate > (0)::numeric) AND (fx_funded_cents > 0)))),
     CONSTRAINT rewards_recipient_language_check CHECK ((recipient_language = ANY (ARRAY['en'::text, 'es'::text, 'fr'::text, 'de'::text, 'it'::text, 'pt'::text, 'nl'::text]))),
+    CONSTRAINT rewards_recipient_phone_check CHECK ((recipient_phone ~ '^\+[1-9][0-9]{1,14}$'::text)),
     CONSTRAINT rewards_remaining_value_check CHECK (((remaining_value_cents >= 0) AND (remaining_value_cents <= face_value_cents))),
+    CONSTRAINT rewards_sms_status_check CHECK ((sms_status = ANY (ARRAY['QUEUED'::text, 'SENT'::text, 'FAILED'::text]))),
+    CONSTRAINT rewards_sms_status_phone_check CHECK (((sms_status IS NULL) = (recipient_phone IS NULL))),
     CONSTRAINT rewards_source_check CHECK ((source = ANY (ARRAY['api'::text, 'bulk'::text, 'dashboard'::text, 'oauth'::text]))),
     CONSTRAINT rewards_status_check CHECK ((status = ANY (ARRAY['CREATED'::text, 'SENT'::text, 'OPENED'::text, 'PARTIALLY_REDEEMED'::text, 'REDEEMED'::text, 'EXPIRED'::text, 'CANCELED'::text]))),
     CONSTRAINT rewards_type_check CHECK ((type = ANY (ARRAY['FIXED'::text, 'CHOICE'::text])))

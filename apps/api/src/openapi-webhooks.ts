@@ -47,14 +47,20 @@ const DATA_SCHEMAS: Record<string, Json> = {
   WebhookRewardDeliveryFailedData: {
     type: 'object',
     description:
-      'The reward e-mail could not be delivered: the recipient’s mail server refused it for good (a 5xx reply), or it still refused ' +
-      'or did not answer after the last retry. The reward shows `emailStatus: FAILED`; `PATCH /v1/rewards/{id}` corrects the address.',
+      'A message of the reward could not be delivered. `channel` email: the recipient’s mail server refused it for good (a 5xx reply), ' +
+      'or it still refused or did not answer after the last retry; the reward shows `emailStatus: FAILED` and `PATCH /v1/rewards/{id}` ' +
+      'corrects the address. `channel` sms: the SMS provider refused the text for good (e.g. an invalid or unsubscribed number), or it ' +
+      'still failed after the last retry; the reward shows `smsStatus: FAILED`.',
     required: ['id', 'status', 'valueCents', 'remainingValueCents', 'currency', 'fx', 'externalId', 'channel', 'reason'],
     additionalProperties: false,
     properties: {
       ...REWARD_DATA_PROPERTIES,
-      channel: { type: 'string', enum: ['email'], description: 'What failed: the e-mail.' },
-      reason: { type: 'string', maxLength: 200, description: 'The server’s reply (its code and text), or what went wrong when there was none; up to 200 characters.' },
+      channel: { type: 'string', enum: ['email', 'sms'], description: 'What failed: the e-mail, or the text message.' },
+      reason: {
+        type: 'string',
+        maxLength: 200,
+        description: 'The server’s or the SMS provider’s reply (its code and text), or what went wrong when there was none; up to 200 characters.',
+      },
     },
   },
   WebhookCardData: {

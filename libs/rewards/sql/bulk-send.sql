@@ -1,6 +1,6 @@
 -- Two rewards, one FIXED and one CHOICE
-WITH new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
-       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $1::jsonb)
+WITH new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $1::jsonb)
         WHERE true),
 new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at)
        SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $2::jsonb)
@@ -8,8 +8,8 @@ new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_
 new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
        SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
         WHERE true),
-new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
-       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
+new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, channel, status)
+       SELECT id, reward_id, kind, channel, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
         WHERE true),
 new_timeline AS (INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
        SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $5::jsonb)
@@ -33,8 +33,8 @@ ledger AS (INSERT INTO wallet_transactions
 SELECT 1;
 
 -- Three rewards in three currencies, one funded from another wallet
-WITH new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
-       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $1::jsonb)
+WITH new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $1::jsonb)
         WHERE true),
 new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at)
        SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $2::jsonb)
@@ -42,8 +42,8 @@ new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_
 new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
        SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
         WHERE true),
-new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
-       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
+new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, channel, status)
+       SELECT id, reward_id, kind, channel, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
         WHERE true),
 new_timeline AS (INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
        SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $5::jsonb)

@@ -7,8 +7,8 @@ claim AS (INSERT INTO idempotency_keys (scope, key_hash, operation, request_hash
       WHERE EXISTS (SELECT 1 FROM fresh_catalog)
         AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $2 AND key_hash = ANY($8::text[]))
      ON CONFLICT (scope, key_hash) DO NOTHING RETURNING key_hash),
-new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
-       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $9::jsonb)
+new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $9::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
 new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at)
        SELECT id, reward_id, account_id, utid, reward_name, brand_key, brand_name, brand_image_url, amount_cents, currency, status, redemption_instructions, credentials, failure_reason, supplier_requested_at, issuing_since, issue_attempts, issued_at, held_for_approval, created_at FROM jsonb_populate_recordset(NULL::reward_cards, $10::jsonb)
@@ -16,8 +16,8 @@ new_cards AS (INSERT INTO reward_cards (id, reward_id, account_id, utid, reward_
 new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
        SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $11::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
-new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
-       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $12::jsonb)
+new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, channel, status)
+       SELECT id, reward_id, kind, channel, status FROM jsonb_populate_recordset(NULL::mail_jobs, $12::jsonb)
         WHERE EXISTS (SELECT 1 FROM claim)),
 new_timeline AS (INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
        SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $13::jsonb)
@@ -42,14 +42,14 @@ SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, EXISTS (SELECT 1 FROM clai
 
 -- A CHOICE reward without one
 WITH fresh_catalog AS (SELECT 1 FROM catalog_state WHERE id = 1 AND revision = $1),
-new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
-       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $2::jsonb)
+new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $2::jsonb)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
 new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
        SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
-new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
-       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
+new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, channel, status)
+       SELECT id, reward_id, kind, channel, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
 new_timeline AS (INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
        SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $5::jsonb)
@@ -74,14 +74,14 @@ SELECT EXISTS (SELECT 1 FROM fresh_catalog) AS fresh, EXISTS (SELECT 1 FROM fres
 
 -- A CHOICE reward in EUR funded from the USD wallet (fundingCurrency), without a key
 WITH fresh_catalog AS (SELECT 1 FROM catalog_state WHERE id = 1 AND revision = $1),
-new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
-       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $2::jsonb)
+new_rewards AS (INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at)
+       SELECT id, account_id, type, status, face_value_cents, remaining_value_cents, currency, fx_funding_currency, fx_rate, fx_funded_cents, recipient_email, recipient_first_name, recipient_last_name, recipient_language, email_status, recipient_phone, sms_status, message, utid, allowed_brand_keys, campaign, external_id, source, brand_name, brand_image_url, reward_name, expires_at, sent_at, opened_at, redeemed_at, created_at, created_by_type, created_by_id, limit_value_cents, approval_status, approval_decided_by_id, approval_decided_by_label, approval_decided_at FROM jsonb_populate_recordset(NULL::rewards, $2::jsonb)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
 new_links AS (INSERT INTO redemption_links (token_hash, reward_id, account_id, channel, token_sealed)
        SELECT token_hash, reward_id, account_id, channel, token_sealed FROM jsonb_populate_recordset(NULL::redemption_links, $3::jsonb)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
-new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, status)
-       SELECT id, reward_id, kind, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
+new_mail_jobs AS (INSERT INTO mail_jobs (id, reward_id, kind, channel, status)
+       SELECT id, reward_id, kind, channel, status FROM jsonb_populate_recordset(NULL::mail_jobs, $4::jsonb)
         WHERE EXISTS (SELECT 1 FROM fresh_catalog)),
 new_timeline AS (INSERT INTO reward_events (id, reward_id, type, metadata, created_at)
        SELECT id, reward_id, type, metadata, created_at FROM jsonb_populate_recordset(NULL::reward_events, $5::jsonb)

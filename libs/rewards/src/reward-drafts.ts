@@ -17,6 +17,8 @@ export interface WrittenReward {
   /** The cards to order and the e-mail to send after commit: none while the send waits for approval. */
   cardIds: string[];
   mailJobId: string | null;
+  /** The text message's job, when the recipient has a phone (docs/delivery.md, SMS); null otherwise or while waiting for approval. */
+  smsJobId: string | null;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface PreparedRewards {
 
 /** What a caller may hand on once the prepared rewards are written (the link token stays here). */
 export function writtenRewards(prepared: PreparedRewards): WrittenReward[] {
-  return prepared.rewards.map(({ view, redemptionUrl, cardIds, mailJobId }) => ({ view, redemptionUrl, cardIds, mailJobId }));
+  return prepared.rewards.map(({ view, redemptionUrl, cardIds, mailJobId, smsJobId }) => ({ view, redemptionUrl, cardIds, mailJobId, smsJobId }));
 }
 
 /**
@@ -86,6 +88,8 @@ export class RewardDrafts {
         recipientLastName: dto.recipient.lastName ?? null,
         recipientLanguage: dto.recipient.language ?? null,
         emailStatus: 'QUEUED',
+        recipientPhone: dto.recipient.phone ?? null,
+        smsStatus: dto.recipient.phone ? 'QUEUED' : null,
         message: dto.message ?? null,
         utid: fixed ? dto.utid! : null,
         allowedBrandKeys: !fixed && dto.allowedBrandKeys ? [...new Set(dto.allowedBrandKeys)] : null,
@@ -125,6 +129,7 @@ export class RewardDrafts {
         redemptionUrl: redemptionUrl(this.config.publicBaseUrl, token),
         cardIds: pending ? [] : cards.map((card) => card.id),
         mailJobId: pending ? null : newId('mail'),
+        smsJobId: pending || !dto.recipient.phone ? null : newId('mail'),
       };
     });
     return { accountId: input.accountId, rewards };

@@ -1,25 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, bigintCents, Clock, queryRows } from '@app/core';
-import { Mailer, OutgoingMail, renderRewardEmail } from '@app/mail';
+import { Mailer, OutgoingMail, OutgoingSms, renderRewardEmail, renderRewardSms, SmsRefusal, SmsSender } from '@app/mail';
 import { RewardEntity } from './entities/reward.entity';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { LeasedMail, MailLease } from './lifecycle/mail-lease';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { redemptionUrl } from './reward-drafts';
-import { emailsSent } from './reward-metrics';
+import { emailsSent, smsSent } from './reward-metrics';
 
 /**
- * Sends a reward e-mail. Every e-mail of a reward (the first and each resend) carries the reward's
+ * Sends a reward e-mail, or its text message (a job of channel `sms`: docs/delivery.md, SMS). Every e-mail of a reward (the first and each resend) carries the reward's
  * one link, the create response's (docs/redemption.md, One link), read back from its sealed copy.
  * A crash between sending and marking SENT sends the e-mail again on retry (at least once, never lost).
- * What the relay answers decides the reward's `emailStatus` (docs/delivery.md).
+ * What the relay answers decides the reward's `emailStatus` (docs/delivery.md); what the SMS provider
+ * answers, its `smsStatus`, with the same lease, retries and backoff.
  */
 @Injectable()
 export class RewardMailService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly mailer: Mailer,
+    private readonly sms: SmsSender,
     private readonly lease: MailLease,
     private readonly mailJobs: MailJobRepository,
     private readonly lifecycle: RewardLifecycle,
@@ -35,7 +37,7 @@ export class RewardMailService {
   }
 
   private async deliver(mail: LeasedMail, finalAttempt: boolean): Promise<'sent' | 'retrying' | 'failed'> {
-    let outgoing: OutgoingMail;
+    let outgoing: OutgoingMail | OutgoingSms;
     try {
       outgoing = await this.compose(mail);
     } catch (error) {
@@ -45,6 +47,7 @@ export class RewardMailService {
       await (finalAttempt ? this.mailJobs.markFailed(mail, reason) : this.lease.release(mail, reason));
       throw error;
     }
+    if (!('subject' in outgoing)) return this.text(mail, outgoing);
     try {
       await this.mailer.send(outgoing);
     } catch (error) {
@@ -68,15 +71,57 @@ export class RewardMailService {
       return 'failed';
     }
     emailsSent.inc({ outcome: 'retrying' });
-    const delay = this.config.emailRetryBaseMs * 2 ** (mail.attempt - 1);
-    await this.lease.releaseUntil(mail, refusal.reason, new Date(this.clock.now().getTime() + delay));
+    await this.lease.releaseUntil(mail, refusal.reason, new Date(this.clock.now().getTime() + this.retryDelay(mail)));
     return 'retrying';
   }
 
-  private async compose(mail: LeasedMail): Promise<OutgoingMail> {
-    const row = await this.readForMail(mail.rewardId);
+  /**
+   * Sends a text through SMS_PROVIDER's adapter: taken is SENT; a permanent refusal (e.g. an invalid or
+   * unsubscribed number) fails it at once with `reward.delivery_failed` (`channel: "sms"`); a temporary
+   * one waits EMAIL_RETRY_BASE_MS doubling per attempt, up to EMAIL_MAX_ATTEMPTS, as an e-mail does.
+   */
+  private async text(job: LeasedMail, sms: OutgoingSms): Promise<'sent' | 'retrying' | 'failed'> {
+    try {
+      await this.sms.send(sms);
+    } catch (error) {
+      const refusal =
+        error instanceof SmsRefusal ? error : { permanent: false, reason: String((error as Error)?.message ?? error).replace(/\s+/g, ' ').slice(0, 200) };
+      if (refusal.permanent || job.attempt >= this.config.emailMaxAttempts) {
+        smsSent.inc({ outcome: 'failed' });
+        await this.lifecycle.smsFailed(job, refusal.reason);
+        return 'failed';
+      }
+      smsSent.inc({ outcome: 'retrying' });
+      await this.lease.releaseUntil(job, refusal.reason, new Date(this.clock.now().getTime() + this.retryDelay(job)));
+      return 'retrying';
+    }
+    await this.mailJobs.markSent(job, new Date());
+    await this.lifecycle.smsSent(job.rewardId, job.id);
+    smsSent.inc({ outcome: 'sent' });
+    return 'sent';
+  }
+
+  private retryDelay(job: LeasedMail): number {
+    return this.config.emailRetryBaseMs * 2 ** (job.attempt - 1);
+  }
+
+  private async compose(mail: LeasedMail): Promise<OutgoingMail | OutgoingSms> {
+    const row = await this.readForMail(mail.rewardId, mail.id);
     const token = await this.lifecycle.redemptionToken({ id: row.id, accountId: row.account_id }, row.token_sealed);
     const senderName = row.sender_name ?? row.account_name;
+    if (row.channel === 'sms') {
+      if (!row.recipient_phone) throw new Error(`reward ${row.id} of the text job ${mail.id} has no phone`);
+      const body = renderRewardSms({
+        senderName,
+        valueCents: bigintCents.from(row.face_value_cents) as number,
+        currency: row.currency,
+        type: row.type,
+        brandName: row.brand_name,
+        link: redemptionUrl(this.config.publicBaseUrl, token),
+        language: row.recipient_language,
+      });
+      return { to: row.recipient_phone, body, reference: `${row.id}-${mail.id}` };
+    }
     const email = renderRewardEmail({
       senderName,
       logoUrl: row.logo_url,
@@ -99,17 +144,18 @@ export class RewardMailService {
    * (none for a reward sent before rewards kept one: redemptionToken then makes it). One statement
    * instead of three entity lookups, each of which built a TypeORM query on the worker thread.
    */
-  private async readForMail(rewardId: string): Promise<MailRow> {
+  private async readForMail(rewardId: string, jobId: string): Promise<MailRow> {
     const [row] = await queryRows<MailRow>(
       this.dataSource.manager,
       `SELECT r.id, r.account_id, r.type, r.face_value_cents, r.currency, r.recipient_email, r.recipient_first_name,
-              r.recipient_language, r.message, r.brand_name, r.expires_at,
-              a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed
+              r.recipient_language, r.recipient_phone, r.message, r.brand_name, r.expires_at,
+              a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed,
+              (SELECT j.channel FROM mail_jobs j WHERE j.id = $2) AS channel
          FROM rewards r
          JOIN accounts a ON a.id = r.account_id
          LEFT JOIN redemption_links l ON l.reward_id = r.id AND l.token_sealed IS NOT NULL
         WHERE r.id = $1`,
-      [rewardId],
+      [rewardId, jobId],
     );
     if (!row) throw new Error(`reward ${rewardId} of the e-mail job not found`);
     return row;
@@ -125,6 +171,7 @@ interface MailRow {
   recipient_email: string;
   recipient_first_name: string;
   recipient_language: string | null;
+  recipient_phone: string | null;
   message: string | null;
   brand_name: string | null;
   expires_at: Date | null;
@@ -133,6 +180,7 @@ interface MailRow {
   logo_url: string | null;
   brand_color: string | null;
   token_sealed: string | null;
+  channel: 'email' | 'sms' | null;
 }
 
 export interface SmtpRefusal {

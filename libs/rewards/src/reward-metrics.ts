@@ -25,3 +25,10 @@ export const emailsSent = new Counter({
   labelNames: ['outcome'] as const,
   registers: [metricsRegistry],
 });
+
+export const smsSent = new Counter({
+  name: 'sms_outcomes_total',
+  help: 'Reward text message attempts by outcome (sent; retrying after a temporary failure; failed for good).',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});

@@ -269,7 +269,10 @@ export class RewardSender {
   }
 
   private enqueue(written: WrittenReward[]): Promise<void> {
-    return this.jobs.enqueue({ cardIds: written.flatMap((w) => w.cardIds), mailJobIds: written.flatMap((w) => (w.mailJobId ? [w.mailJobId] : [])) });
+    return this.jobs.enqueue({
+      cardIds: written.flatMap((w) => w.cardIds),
+      mailJobIds: written.flatMap((w) => [w.mailJobId, w.smsJobId].filter((id): id is string => id !== null)),
+    });
   }
 }
 

@@ -226,7 +226,13 @@ export class RewardsController {
   @Post(':id/resend')
   @HttpCode(200)
   @RequireScope('rewards:write')
-  @ApiOperation({ operationId: 'resendReward', summary: 'E-mail the recipient again', description: 'Allowed in any state; adds `reward.resent` to the timeline.' })
+  @ApiOperation({
+    operationId: 'resendReward',
+    summary: 'E-mail the recipient again',
+    description:
+      'Allowed in any state. Repeats every channel the reward has: the e-mail, and the text message when it has a phone ' +
+      '(`emailStatus` and `smsStatus` QUEUED again); adds `reward.resent` to the timeline once per channel.',
+  })
   @ApiParam(REWARD_ID)
   @ApiErrorResponses(404)
   async resend(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<RewardResponseDto> {

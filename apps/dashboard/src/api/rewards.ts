@@ -151,10 +151,22 @@ export const EMAIL_STATUS_LABELS: Record<Reward['emailStatus'], string> = {
   FAILED: 'Failed',
 };
 
-/** The reason of the reward's latest delivery failure (the server's reply), if its latest e-mail failed. */
-export function deliveryFailure(reward: Reward): string | null {
-  if (reward.emailStatus !== 'FAILED') return null;
-  const failed = [...reward.events].reverse().find((event) => event.type === 'reward.delivery_failed');
+/** How the dashboard names a reward's `smsStatus` (docs/delivery.md, SMS). */
+export const SMS_STATUS_LABELS: Record<NonNullable<Reward['smsStatus']>, string> = {
+  QUEUED: 'Queued',
+  SENT: 'Sent',
+  FAILED: 'Failed',
+};
+
+/**
+ * The reason of the reward's latest delivery failure on `channel` (the server's or the SMS provider's
+ * reply), if its latest message on that channel failed.
+ */
+export function deliveryFailure(reward: Reward, channel: 'email' | 'sms' = 'email'): string | null {
+  if ((channel === 'email' ? reward.emailStatus : reward.smsStatus) !== 'FAILED') return null;
+  const failed = [...reward.events]
+    .reverse()
+    .find((event) => event.type === 'reward.delivery_failed' && (event.metadata.channel ?? 'email') === channel);
   const reason = failed?.metadata.reason;
   return typeof reason === 'string' ? reason : null;
 }

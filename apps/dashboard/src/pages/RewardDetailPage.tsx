@@ -5,6 +5,7 @@ import {
   deliveryFailure,
   EMAIL_STATUS_LABELS,
   LANGUAGE_NAMES,
+  SMS_STATUS_LABELS,
   useCancelReward,
   useCorrectRecipient,
   useResendReward,
@@ -71,6 +72,18 @@ export function RewardDetailPage() {
         <dd>
           <span className={`email-status email-${r.emailStatus.toLowerCase()}`}>{EMAIL_STATUS_LABELS[r.emailStatus]}</span>
           {deliveryFailure(r) && <> — the recipient's mail server answered: <q>{deliveryFailure(r)}</q></>}
+        </dd>
+        <dt>Text message</dt>
+        <dd>
+          {r.recipientPhone && r.smsStatus ? (
+            <>
+              <span className={`email-status email-${r.smsStatus === 'SENT' ? 'delivered' : r.smsStatus.toLowerCase()}`}>{SMS_STATUS_LABELS[r.smsStatus]}</span> to{' '}
+              {r.recipientPhone}
+              {deliveryFailure(r, 'sms') && <> — the SMS provider answered: <q>{deliveryFailure(r, 'sms')}</q></>}
+            </>
+          ) : (
+            'None (no phone given)'
+          )}
         </dd>
         <dt>Language</dt>
         <dd>{r.recipientLanguage ? LANGUAGE_NAMES[r.recipientLanguage] : 'Not set (English e-mail; the page follows the browser)'}</dd>

@@ -55,6 +55,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
   const [choiceCurrency, setChoiceCurrency] = useState<string | null>(null);
   const [funding, setFunding] = useState<string | null>(null);
   const [clientError, setClientError] = useState<string | null>(null);
+  const [phoneError, setPhoneError] = useState<string | null>(null);
   /** The request the user is asked to confirm (docs/dashboard.md, Sending: nothing leaves without a last look). */
   const [pending, setPending] = useState<SendRequest | null>(null);
   const wallets = useWallets();
@@ -88,6 +89,10 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     if (type === 'FIXED' && !item) return setClientError('Choose a gift card.');
     if (type === 'FIXED' && item && !itemAccepts(item, valueCents)) return setClientError(`This card takes ${itemValueLabel(item)}.`);
     const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
+    // The API takes E.164 only (docs/delivery.md, SMS): spaces, dashes and brackets people type are dropped first.
+    const phone = text('phone')?.replace(/[\s().-]/g, '');
+    setPhoneError(phone && !E164.test(phone) ? PHONE_FORMAT : null);
+    if (phone && !E164.test(phone)) return;
     const expires = text('expiresAt');
     const fundingCurrency = String(form.get('fundingCurrency') ?? '') || undefined;
     setPending({
@@ -98,6 +103,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
         firstName: text('firstName') ?? '',
         lastName: text('lastName'),
         language: (text('language') as CreateReward['recipient']['language']) ?? undefined,
+        phone,
       },
       message: text('message'),
       externalId: text('externalId'),
@@ -162,6 +168,15 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
         </select>
         <small id="recipient-language-hint">The e-mail and the recipient's page speak it; not set: English, and the page follows the browser.</small>
       </div>
+      <Field
+        label="Mobile phone (optional)"
+        name="phone"
+        type="tel"
+        autoComplete="off"
+        placeholder="+14155550123"
+        hint="With the country code, e.g. +14155550123: a text with the link is sent as well as the e-mail."
+        error={phoneError ?? issueOf(err, 'recipient.phone')}
+      />
       {type === 'CHOICE' && (
         <div className="field">
           <label htmlFor="reward-currency">Reward currency</label>
@@ -262,7 +277,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       )}
       <FormError
         error={err}
-        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'recipient.language', 'valueCents', 'utid', 'expiresAt', 'externalId', 'currency', 'fundingCurrency']}
+        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'recipient.language', 'recipient.phone', 'valueCents', 'utid', 'expiresAt', 'externalId', 'currency', 'fundingCurrency']}
       />
       <button type="submit" disabled={send.isPending}>
         Send reward
@@ -274,6 +289,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
           details={[
             { label: 'Amount', value: formatCents(pending.valueCents, currency) },
             { label: 'Recipient', value: [pending.recipient.firstName, pending.recipient.lastName].filter(Boolean).join(' ') + ` <${pending.recipient.email}>` },
+            ...(pending.recipient.phone ? [{ label: 'Text to', value: pending.recipient.phone }] : []),
             { label: type === 'FIXED' ? 'Gift card' : 'Recipient chooses', value: type === 'FIXED' ? `${item?.rewardName ?? ''} (${item?.utid ?? ''})` : pending.allowedBrandKeys?.join(', ') || 'any card of the catalog' },
             { label: 'Balance after', value: balanceAfter(wallets.data, rates.data, pending, currency) },
           ]}
@@ -285,6 +301,10 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     </form>
   );
 }
+
+/** E.164, as the API checks it: +, a country code, at most 15 digits. */
+const E164 = /^\+[1-9][0-9]{1,14}$/;
+const PHONE_FORMAT = 'Enter the number with + and the country code, e.g. +14155550123.';
 
 type SendRequest = Parameters<ReturnType<typeof useSendReward>['mutate']>[0];
 

@@ -46,6 +46,11 @@ export interface AppConfig {
   emailRetryBaseMs: number;
   /** Attempts at a reward e-mail before it is FAILED (docs/delivery.md). */
   emailMaxAttempts: number;
+  /** Where reward texts go (docs/delivery.md, SMS): JSON files in `smsOutboxDir`, or Twilio (`twilio` then set). */
+  smsProvider: SmsProviderName;
+  smsOutboxDir: string;
+  /** Set when smsProvider is `twilio`. */
+  twilio: TwilioConfig | null;
   rateLimitPerMinute: number;
   /** Requests per client address a minute to the credential-free redemption page and API (docs/redemption.md). */
   redemptionRateLimitPerMinute: number;
@@ -77,6 +82,18 @@ export interface AppConfig {
 export type TrustProxy = false | number | string[];
 
 export type SupplierName = 'sandbox' | 'tango';
+export type SmsProviderName = 'outbox' | 'twilio';
+
+export interface TwilioConfig {
+  /** Twilio's API host (TWILIO_BASE_URL), without a trailing slash; tests point it at a local double. */
+  baseUrl: string;
+  accountSid: string;
+  authToken: string;
+  /** The sender: a Twilio number in E.164 (or an alphanumeric sender id). */
+  from: string;
+}
+
+export const TWILIO_API_URL = 'https://api.twilio.com';
 export type FxRatesSourceName = 'sandbox' | 'tango';
 
 export interface TangoConfig {
@@ -172,6 +189,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (!/<[^<>@\s]+@[^<>@\s]+>$|^[^<>@\s]+@[^<>@\s]+$/.test(mailFrom)) {
     throw new ConfigError('MAIL_FROM', `must be an address, optionally as "Name <address>" (got "${mailFrom}")`);
   }
+  const smsProvider = oneOf<SmsProviderName>(env, 'SMS_PROVIDER', 'outbox', ['outbox', 'twilio']);
   const databaseUrl = url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/rewards', ['postgres:', 'postgresql:'])!;
   return {
     port,
@@ -199,6 +217,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailFrom,
     emailRetryBaseMs: integer(env, 'EMAIL_RETRY_BASE_MS', 60_000, 1, 86_400_000),
     emailMaxAttempts: integer(env, 'EMAIL_MAX_ATTEMPTS', 8, 1, 100),
+    smsProvider,
+    smsOutboxDir: raw(env, 'SMS_OUTBOX_DIR') ?? './var/sms',
+    twilio: smsProvider === 'twilio' ? twilioConfig(env) : null,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     redemptionRateLimitPerMinute: integer(env, 'REDEMPTION_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
     passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
@@ -239,6 +260,22 @@ function tangoConfig(env: Env, because: string): TangoConfig {
     platformKey: raw(env, 'TANGO_PLATFORM_KEY')!,
     customerIdentifier: raw(env, 'TANGO_CUSTOMER_IDENTIFIER')!,
     accountIdentifier: raw(env, 'TANGO_ACCOUNT_IDENTIFIER')!,
+  };
+}
+
+const TWILIO_REQUIRED = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const;
+
+/** SMS_PROVIDER=twilio: every missing setting is named in the one line that stops the start. */
+function twilioConfig(env: Env): TwilioConfig {
+  const missing = TWILIO_REQUIRED.filter((name) => raw(env, name) === undefined);
+  if (missing.length > 0) {
+    throw new ConfigError(missing.join(', '), `${missing.length === 1 ? 'is' : 'are'} required when SMS_PROVIDER=twilio`);
+  }
+  return {
+    baseUrl: withoutTrailingSlash(url(env, 'TWILIO_BASE_URL', TWILIO_API_URL, ['http:', 'https:'])!),
+    accountSid: raw(env, 'TWILIO_ACCOUNT_SID')!,
+    authToken: raw(env, 'TWILIO_AUTH_TOKEN')!,
+    from: raw(env, 'TWILIO_FROM')!,
   };
 }
 

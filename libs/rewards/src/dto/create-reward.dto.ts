@@ -27,6 +27,10 @@ import { REWARD_TYPES } from '../entities/reward.entity';
 /** RFC 3339 §5.6 date-time: a date, a time and an offset (a time without one would be read in the server's zone). */
 const RFC3339_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
+/** E.164: `+`, a country code not starting with 0, at most 15 digits in all. */
+const E164_SOURCE = '^\\+[1-9][0-9]{1,14}$';
+const E164 = new RegExp(E164_SOURCE);
+
 export class RecipientDto {
   /** Where the reward e-mail goes. */
   @IsEmail({}, { message: 'email must be an e-mail address' })
@@ -54,6 +58,17 @@ export class RecipientDto {
   @IsOptional()
   @IsIn(RECIPIENT_LANGUAGES, { message: `language must be one of: ${RECIPIENT_LANGUAGES.join(', ')}` })
   language?: (typeof RECIPIENT_LANGUAGES)[number];
+
+  /**
+   * The recipient's mobile number in E.164 (`+`, the country code and the number, no spaces). When
+   * given, a short text with the sender's name and the reward's link is sent as well as the e-mail
+   * (docs/delivery.md, SMS); the reward shows how it went in `smsStatus`.
+   */
+  @ApiPropertyOptional({ type: String, pattern: E164_SOURCE, maxLength: 16, example: '+14155550123' })
+  @IsOptional()
+  @IsString()
+  @Matches(E164, { message: 'phone must be an E.164 number: + and the country code, then the number, no spaces (e.g. +14155550123)' })
+  phone?: string;
 }
 
 export class CreateRewardDto {
@@ -193,7 +208,7 @@ const FIXED_EXAMPLE = {
 const CHOICE_EXAMPLE = {
   type: 'CHOICE',
   valueCents: 5000,
-  recipient: { email: 'grace@example.com', firstName: 'Grace', language: 'fr' },
+  recipient: { email: 'grace@example.com', firstName: 'Grace', language: 'fr', phone: '+33612345678' },
   allowedBrandKeys: ['amazon-us', 'starbucks', 'target'],
   expiresAt: '2030-12-31T23:59:59Z',
   message: 'Pick the cards you like.',
@@ -210,7 +225,7 @@ export const CREATE_REWARD_EXAMPLES: RequestExamples<CreateRewardDto> = {
     summary: 'CHOICE: $50 to spend on Amazon.com, Starbucks or Target',
     description:
       'No `utid`: the recipient picks cards on the redemption page. `allowedBrandKeys` and `expiresAt` are optional; ' +
-      '`recipient.language` puts the e-mail and the page in French.',
+      '`recipient.language` puts the e-mail and the page in French; `recipient.phone` (E.164) sends a text with the link as well.',
     value: CHOICE_EXAMPLE,
   },
 };

@@ -3,7 +3,7 @@ import { WalletTransactionDto } from '@app/wallet';
 import { CARD_STATUSES, CREDENTIAL_TYPES, RewardCardEntity } from '../entities/reward-card.entity';
 import { RewardEventEntity } from '../entities/reward-event.entity';
 import { RECIPIENT_LANGUAGES } from '@app/mail';
-import { EMAIL_STATUSES, RewardEntity, REWARD_SOURCES, REWARD_STATUSES, REWARD_TYPES } from '../entities/reward.entity';
+import { EMAIL_STATUSES, RewardEntity, SMS_STATUSES, REWARD_SOURCES, REWARD_STATUSES, REWARD_TYPES } from '../entities/reward.entity';
 
 export class CredentialDto {
   /** What the value is, e.g. "Card number". */
@@ -188,6 +188,18 @@ export class RewardDto {
    */
   @ApiProperty({ enum: EMAIL_STATUSES })
   emailStatus: string;
+
+  /** The recipient's mobile number (E.164) the text went to; null when the send gave none. */
+  @ApiProperty({ type: String, nullable: true, example: '+14155550123' })
+  recipientPhone: string | null;
+
+  /**
+   * The latest text message (docs/delivery.md, SMS): QUEUED until the SMS provider takes it (SENT) or
+   * refuses it for good (FAILED, with `reward.delivery_failed` of `channel` sms). Null without a phone.
+   */
+  // OpenAPI 3.0: a nullable enum lists null among its values.
+  @ApiProperty({ type: String, enum: [...SMS_STATUSES, null], nullable: true })
+  smsStatus: string | null;
 
   @ApiProperty({ type: String, nullable: true })
   message: string | null;
@@ -374,6 +386,8 @@ export function toRewardDto({ reward, cards, events }: RewardView, revealCredent
     recipientLastName: reward.recipientLastName,
     recipientLanguage: reward.recipientLanguage,
     emailStatus: reward.emailStatus,
+    recipientPhone: reward.recipientPhone,
+    smsStatus: reward.smsStatus,
     message: reward.message,
     utid: reward.utid,
     allowedBrandKeys: reward.allowedBrandKeys,

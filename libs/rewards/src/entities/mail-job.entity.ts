@@ -1,7 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+export type DeliveryChannel = 'email' | 'sms';
+
 /**
- * An e-mail to send, written in the transaction that asks for it; the queue job only carries its
+ * An e-mail (or a text message: `channel`) to send, written in the transaction that asks for it; the queue job only carries its
  * id, and a sweeper re-enqueues rows left PENDING (the process died before enqueueing).
  */
 @Entity('mail_jobs')
@@ -14,6 +16,10 @@ export class MailJobEntity {
 
   @Column('text')
   kind: 'reward' | 'resend';
+
+  /** What is sent: the reward e-mail or its text message (docs/delivery.md, SMS). */
+  @Column({ type: 'text', default: 'email' })
+  channel: DeliveryChannel;
 
   @Column('text')
   status: 'PENDING' | 'SENT' | 'FAILED';

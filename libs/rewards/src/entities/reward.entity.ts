@@ -10,6 +10,9 @@ export const OPEN_REWARD_STATUSES: RewardStatus[] = ['CREATED', 'SENT', 'OPENED'
 /** Where the reward's latest e-mail stands (docs/delivery.md); SCHEDULED is for a send that waits for its delivery time. */
 export const EMAIL_STATUSES = ['SCHEDULED', 'QUEUED', 'DELIVERED', 'FAILED'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+/** Where the reward's latest text message stands (docs/delivery.md, SMS); null without a phone. */
+export const SMS_STATUSES = ['QUEUED', 'SENT', 'FAILED'] as const;
+export type SmsStatus = (typeof SMS_STATUSES)[number];
 export const REWARD_SOURCES = ['api', 'bulk', 'dashboard', 'oauth'] as const;
 export type RewardSource = (typeof REWARD_SOURCES)[number];
 export const CREATOR_TYPES = ['user', 'api_key', 'oauth_app', 'operator'] as const;
@@ -75,6 +78,14 @@ export class RewardEntity {
 
   @Column({ name: 'email_status', type: 'text', default: 'QUEUED' })
   emailStatus: EmailStatus;
+
+  /** The recipient's mobile number (E.164): a text with the link goes there too (docs/delivery.md, SMS). */
+  @Column({ name: 'recipient_phone', type: 'text', nullable: true })
+  recipientPhone: string | null;
+
+  /** Where the latest text stands; null exactly when there is no phone. */
+  @Column({ name: 'sms_status', type: 'text', nullable: true })
+  smsStatus: SmsStatus | null;
 
   @Column({ type: 'text', nullable: true })
   message: string | null;

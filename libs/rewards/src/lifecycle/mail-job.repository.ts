@@ -4,10 +4,11 @@ import { Condition, Statement } from '@app/core';
 import type { MailJobEntity } from '../entities/mail-job.entity';
 import { LeasedMail, MAIL_LEASE } from './mail-lease';
 
-type NewMailJob = Pick<MailJobEntity, 'id' | 'rewardId' | 'kind'>;
+/** A new job; `channel` defaults to the e-mail. */
+type NewMailJob = Pick<MailJobEntity, 'id' | 'rewardId' | 'kind'> & { channel?: MailJobEntity['channel'] };
 
 /**
- * The e-mail jobs of rewards (`mail_jobs`): the statements that write them, besides their lease's
+ * The delivery jobs of rewards (`mail_jobs`: e-mails and, `channel` sms, text messages): the statements that write them, besides their lease's
  * (MailLease), and the sweeper's read of lost jobs. A job is written PENDING with the change that
  * asks for it (a send, a resend); the queue job only carries its id (docs/rewards.md, E-mail and
  * durable jobs).
@@ -21,14 +22,19 @@ export class MailJobRepository {
     statement.insertRows(
       'new_mail_jobs',
       'mail_jobs',
-      jobs.map((job) => ({ id: job.id, reward_id: job.rewardId, kind: job.kind, status: 'PENDING' })),
+      jobs.map((job) => ({ id: job.id, reward_id: job.rewardId, kind: job.kind, channel: job.channel ?? 'email', status: 'PENDING' })),
       options,
     );
   }
 
   /** A new PENDING job, in the caller's transaction (a resend). */
   async insert(manager: EntityManager, job: NewMailJob): Promise<void> {
-    await manager.query(`INSERT INTO mail_jobs (id, reward_id, kind, status) VALUES ($1, $2, $3, 'PENDING')`, [job.id, job.rewardId, job.kind]);
+    await manager.query(`INSERT INTO mail_jobs (id, reward_id, kind, channel, status) VALUES ($1, $2, $3, $4, 'PENDING')`, [
+      job.id,
+      job.rewardId,
+      job.kind,
+      job.channel ?? 'email',
+    ]);
   }
 
   /** The server accepted the message: SENT, whoever holds the lease now. */

@@ -398,6 +398,8 @@ export class RewardLifecycle {
    */
   async approve(accountId: string, id: string, decider: ApprovalDecider): Promise<void> {
     const mailJobId = newId('mail');
+    const smsJobId = newId('mail');
+    let texted = false;
     const cardIds = await this.dataSource.transaction(async (manager) => {
       const reward = await this.lockForDecision(manager, accountId, id, decider);
       const now = new Date();
@@ -422,6 +424,8 @@ export class RewardLifecycle {
         [id],
       );
       await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'reward' });
+      texted = reward.recipientPhone !== null;
+      if (texted) await this.mailJobs.insert(manager, { id: smsJobId, rewardId: id, kind: 'reward', channel: 'sms' });
       await this.timeline.record(manager, [
         {
           event: timelineEvent(id, 'reward.sent', { channel: 'email' }),
@@ -431,7 +435,7 @@ export class RewardLifecycle {
       await this.recordDecision(manager, reward, 'APPROVED', decider);
       return released.map((card) => card.id);
     });
-    await this.jobs.enqueue({ cardIds, mailJobIds: [mailJobId] });
+    await this.jobs.enqueue({ cardIds, mailJobIds: texted ? [mailJobId, smsJobId] : [mailJobId] });
   }
 
   /**
@@ -597,9 +601,14 @@ export class RewardLifecycle {
     }
   }
 
-  /** Resend: queues the recipient e-mail again, in any state; the timeline gets `reward.resent`. */
+  /**
+   * Resend: queues the recipient e-mail again, in any state, and the text too when the reward has a
+   * phone (every channel it has: docs/delivery.md, SMS); the timeline gets `reward.resent` per channel.
+   */
   async resend(accountId: string, id: string): Promise<void> {
     const mailJobId = newId('mail');
+    const smsJobId = newId('mail');
+    let texted = false;
     await this.dataSource.transaction(async (manager) => {
       // No row lock: a resend changes nothing a concurrent issuance or cancel could race with.
       const reward = await this.rewards.find(manager, id, accountId);
@@ -608,10 +617,15 @@ export class RewardLifecycle {
         throw new ValidationError(`Reward ${id} is waiting for approval and has not been sent; there is nothing to resend.`);
       }
       await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
-      await this.rewards.update(manager, id, { emailStatus: 'QUEUED' });
-      await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.resent', { channel: 'email' }) }]);
+      texted = reward.recipientPhone !== null;
+      if (texted) await this.mailJobs.insert(manager, { id: smsJobId, rewardId: id, kind: 'resend', channel: 'sms' });
+      await this.rewards.update(manager, id, texted ? { emailStatus: 'QUEUED', smsStatus: 'QUEUED' } : { emailStatus: 'QUEUED' });
+      await this.timeline.record(manager, [
+        { event: timelineEvent(id, 'reward.resent', { channel: 'email' }) },
+        ...(texted ? [{ event: timelineEvent(id, 'reward.resent', { channel: 'sms' }) }] : []),
+      ]);
     });
-    await this.jobs.enqueue({ mailJobIds: [mailJobId] });
+    await this.jobs.enqueue({ mailJobIds: texted ? [mailJobId, smsJobId] : [mailJobId] });
   }
 
   /**
@@ -653,7 +667,7 @@ export class RewardLifecycle {
   async emailDelivered(rewardId: string, mailJobId: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE rewards SET email_status = 'DELIVERED'
-        WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND status = 'PENDING' AND id <> $2)`,
+        WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND channel = 'email' AND status = 'PENDING' AND id <> $2)`,
       [rewardId, mailJobId],
     );
   }
@@ -668,7 +682,7 @@ export class RewardLifecycle {
       await this.mailJobs.markFailed(mail, reason, manager);
       const [reward] = await manager.query(
         `UPDATE rewards SET email_status = CASE
-                  WHEN EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND status = 'PENDING' AND id <> $2) THEN email_status
+                  WHEN EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND channel = 'email' AND status = 'PENDING' AND id <> $2) THEN email_status
                   ELSE 'FAILED' END
           WHERE id = $1
           RETURNING id`,
@@ -684,6 +698,52 @@ export class RewardLifecycle {
             accountId: current.accountId,
             type: 'reward.delivery_failed',
             data: { ...rewardEventData(current), channel: 'email', reason: text },
+          },
+        },
+      ]);
+    });
+  }
+
+  /**
+   * The SMS provider took a reward's text: the reward's `smsStatus` is SENT, unless a later text of
+   * it (a resend) is still on its way (docs/delivery.md, SMS).
+   */
+  async smsSent(rewardId: string, smsJobId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE rewards SET sms_status = 'SENT'
+        WHERE id = $1 AND recipient_phone IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND channel = 'sms' AND status = 'PENDING' AND id <> $2)`,
+      [rewardId, smsJobId],
+    );
+  }
+
+  /**
+   * A reward's text failed for good (the provider refused the number, or the last attempt): the job
+   * is FAILED, the reward's `smsStatus` FAILED (unless a later text is on its way), and the timeline
+   * and the webhook get `reward.delivery_failed` with `channel: "sms"` and the provider's answer, in
+   * one transaction.
+   */
+  async smsFailed(job: { id: string; rewardId: string }, reason: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await this.mailJobs.markFailed(job, reason, manager);
+      const [reward] = await manager.query(
+        `UPDATE rewards SET sms_status = CASE
+                  WHEN EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND channel = 'sms' AND status = 'PENDING' AND id <> $2) THEN sms_status
+                  ELSE 'FAILED' END
+          WHERE id = $1 AND recipient_phone IS NOT NULL
+          RETURNING id`,
+        [job.rewardId, job.id],
+      );
+      if (!reward) return;
+      const current = (await this.rewards.find(manager, job.rewardId))!;
+      const text = reason.slice(0, 200);
+      await this.timeline.record(manager, [
+        {
+          event: timelineEvent(job.rewardId, 'reward.delivery_failed', { channel: 'sms', reason: text }),
+          webhook: {
+            accountId: current.accountId,
+            type: 'reward.delivery_failed',
+            data: { ...rewardEventData(current), channel: 'sms', reason: text },
           },
         },
       ]);

@@ -292,14 +292,12 @@ export class RewardRepository {
       options,
     );
     // A send waiting for approval gets its e-mail job when it is approved (docs/controls.md).
-    const mailed = all.filter((w) => w.mailJobId !== null);
-    if (mailed.length) {
-      this.mailJobs.insertIn(
-        statement,
-        mailed.map((w) => ({ id: w.mailJobId!, rewardId: w.view.reward.id, kind: 'reward' })),
-        options,
-      );
-    }
+    // A recipient with a phone gets a text as well as the e-mail (docs/delivery.md, SMS): a job of its own.
+    const jobs = all.flatMap((w) => [
+      ...(w.mailJobId ? [{ id: w.mailJobId, rewardId: w.view.reward.id, kind: 'reward' as const, channel: 'email' as const }] : []),
+      ...(w.smsJobId ? [{ id: w.smsJobId, rewardId: w.view.reward.id, kind: 'reward' as const, channel: 'sms' as const }] : []),
+    ]);
+    if (jobs.length) this.mailJobs.insertIn(statement, jobs, options);
     this.timeline.recordIn(
       statement,
       all.flatMap((w) =>
