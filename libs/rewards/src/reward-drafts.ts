@@ -68,12 +68,15 @@ export class RewardDrafts {
       const fixed = dto.type === 'FIXED';
       // A send waiting for approval stays CREATED with its value held: no e-mail, no card ordered.
       const pending = needsApproval === true;
+      // So does a scheduled one until its delivery time (docs/delivery.md, Scheduled sends).
+      const deliverAt = dto.deliverAt ? new Date(dto.deliverAt) : null;
+      const waiting = pending || deliverAt !== null;
       const reward = Object.assign(new RewardEntity(), {
         id: newId('rw'),
         accountId: input.accountId,
         type: dto.type,
         // Committed as SENT: the reward is CREATED and its e-mail queued in this transaction.
-        status: pending ? 'CREATED' : 'SENT',
+        status: waiting ? 'CREATED' : 'SENT',
         faceValueCents: dto.valueCents,
         // A FIXED reward's value moves into its PENDING card at once.
         remainingValueCents: fixed ? 0 : dto.valueCents,
@@ -85,7 +88,7 @@ export class RewardDrafts {
         recipientFirstName: dto.recipient.firstName,
         recipientLastName: dto.recipient.lastName ?? null,
         recipientLanguage: dto.recipient.language ?? null,
-        emailStatus: 'QUEUED',
+        emailStatus: deliverAt ? 'SCHEDULED' : 'QUEUED',
         message: dto.message ?? null,
         utid: fixed ? dto.utid! : null,
         allowedBrandKeys: !fixed && dto.allowedBrandKeys ? [...new Set(dto.allowedBrandKeys)] : null,
@@ -96,7 +99,8 @@ export class RewardDrafts {
         brandImageUrl: item?.brandImageUrl ?? null,
         rewardName: item?.rewardName ?? null,
         expiresAt: dto.expiresAt ? new Date(dto.expiresAt) : null,
-        sentAt: pending ? null : now,
+        deliverAt,
+        sentAt: waiting ? null : now,
         openedAt: null,
         redeemedAt: null,
         createdAt: now,
@@ -108,8 +112,9 @@ export class RewardDrafts {
         approvalDecidedByLabel: null,
         approvalDecidedAt: null,
       } satisfies Omit<RewardEntity, 'seq'>);
-      const cards = item ? [pendingCard(reward, item, dto.valueCents, now, pending)] : [];
-      const events = (pending ? (['reward.created', 'reward.approval_required'] as const) : (['reward.created', 'reward.sent'] as const)).map((type) =>
+      const cards = item ? [pendingCard(reward, item, dto.valueCents, now, waiting)] : [];
+      const types = pending ? (['reward.created', 'reward.approval_required'] as const) : waiting ? (['reward.created'] as const) : (['reward.created', 'reward.sent'] as const);
+      const events = types.map((type) =>
         Object.assign(new RewardEventEntity(), {
           id: newId('evt'),
           rewardId: reward.id,
@@ -123,8 +128,8 @@ export class RewardDrafts {
         view: { reward, cards, events },
         token,
         redemptionUrl: redemptionUrl(this.config.publicBaseUrl, token),
-        cardIds: pending ? [] : cards.map((card) => card.id),
-        mailJobId: pending ? null : newId('mail'),
+        cardIds: waiting ? [] : cards.map((card) => card.id),
+        mailJobId: waiting ? null : newId('mail'),
       };
     });
     return { accountId: input.accountId, rewards };
