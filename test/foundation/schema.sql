@@ -1109,6 +1109,7 @@ CREATE TABLE public.rewards (
     approval_decided_at timestamp with time zone,
     recipient_language text,
     email_status text DEFAULT 'QUEUED'::text NOT NULL,
+    deliver_at timestamp with time zone,
     CONSTRAINT rewards_approval_status_check CHECK ((approval_status = ANY (ARRAY['PENDING'::text, 'APPROVED'::text, 'REJECTED'::text]))),
     CONSTRAINT rewards_closed_check CHECK (((status <> ALL (ARRAY['CANCELED'::text, 'EXPIRED'::text])) OR (remaining_value_cents = 0))),
     CONSTRAINT rewards_created_by_type_check CHECK ((created_by_type = ANY (ARRAY['user'::text, 'api_key'::text, 'oauth_app'::text, 'operator'::text]))),
@@ -2016,6 +2017,13 @@ CREATE INDEX rewards_account_status_idx ON public.rewards USING btree (account_i
 --
 
 CREATE INDEX rewards_approval_pending_idx ON public.rewards USING btree (account_id, created_at) WHERE (approval_status = 'PENDING'::text);
+
+
+--
+-- Name: rewards_deliver_due_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_deliver_due_idx ON public.rewards USING btree (deliver_at) WHERE ((status = 'CREATED'::text) AND (deliver_at IS NOT NULL));
 
 
 --
