@@ -82,6 +82,15 @@ export function RewardDetailPage() {
         <dd>{r.externalId ?? '—'}</dd>
         <dt>Campaign</dt>
         <dd>{r.campaign ?? '—'}</dd>
+        {r.deliverAt && (
+          <>
+            <dt>Scheduled delivery</dt>
+            <dd>
+              <Time value={r.deliverAt} /> ({r.deliverAt.slice(0, 16).replace('T', ' ')} UTC)
+              {r.status === 'CREATED' ? ': not delivered yet; cancelling now returns the whole value' : ''}
+            </dd>
+          </>
+        )}
         <dt>Sent</dt>
         <dd>
           <Time value={r.sentAt} />
@@ -104,7 +113,8 @@ export function RewardDetailPage() {
       {writer && (
         <div className="actions">
           {/* A canceled or expired reward has nothing left to use: not offered here (the API still allows it, docs/dashboard.md). */}
-          {!NOTHING_TO_RESEND.includes(r.status) && (
+          {/* A scheduled send not delivered yet has nothing to send again (the API answers 422). */}
+          {!NOTHING_TO_RESEND.includes(r.status) && !(r.status === 'CREATED' && r.deliverAt) && (
             <ConfirmButton label="Resend" question="E-mail the recipient again?" onConfirm={() => resend.mutate()} disabled={resend.isPending} />
           )}
           {CANCELLABLE.includes(r.status) && (
