@@ -8,7 +8,7 @@ import type { RewardSource } from './entities/reward.entity';
 /** Rules across fields that class-validator decorators cannot say (400 with issues). */
 export function crossFieldIssues(dto: CreateRewardDto, now = Date.now()): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  if (dto.deliverAt !== undefined) issues.push(...deliverAtIssues(dto, now));
+  if (dto.deliverAt !== undefined) for (const issue of deliverAtIssues(dto, now)) issues.push(issue);
   if (dto.type === 'FIXED') {
     if (dto.utid === undefined) issues.push({ path: 'utid', message: 'utid is required for FIXED rewards' });
     if (dto.allowedBrandKeys !== undefined) issues.push({ path: 'allowedBrandKeys', message: 'allowedBrandKeys is only for CHOICE rewards' });
