@@ -157,6 +157,22 @@ describe('scheduled sends', () => {
     }
   });
 
+  it('correcting the address before delivery sends nothing then; the e-mail goes to the new address at deliverAt', async () => {
+    const wrong = recipient();
+    const right = recipient();
+    const res = await api().post('/v1/rewards', choiceReward(1_500, { recipient: wrong, deliverAt: inMinutes(3) }));
+    const id: string = res.body.reward.id;
+    const patched = await api().patch(`/v1/rewards/${id}`, { recipient: { email: right.email } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.reward).toMatchObject({ recipientEmail: right.email, status: 'CREATED', emailStatus: 'SCHEDULED' });
+    expect((await db.query(`SELECT 1 FROM mail_jobs WHERE reward_id = $1`, [id])).length).toBe(0);
+    clock.advance(3 * MINUTE);
+    await deliverDue();
+    await smtp.waitFor((mail) => mail.to.includes(right.email));
+    expect(mailsTo(wrong.email)).toHaveLength(0);
+    expect(mailsTo(right.email)).toHaveLength(1);
+  });
+
   it('bulk items take deliverAt each; a bad one fails alone', async () => {
     const before = await available();
     const res = await api().post('/v1/rewards/bulk', {

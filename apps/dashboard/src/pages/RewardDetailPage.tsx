@@ -175,6 +175,8 @@ export function RewardDetailPage() {
 function CorrectAddress({ reward }: { reward: Reward }) {
   const correct = useCorrectRecipient(reward.id);
   const [email, setEmail] = useState(reward.recipientEmail);
+  // A scheduled send not delivered yet: the address is changed, and the e-mail goes to it at the delivery time.
+  const scheduled = reward.status === 'CREATED' && reward.deliverAt !== null;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     correct.mutate(email.trim());
@@ -183,7 +185,9 @@ function CorrectAddress({ reward }: { reward: Reward }) {
     <section aria-labelledby="correct-address">
       <h2 id="correct-address">Correct the address</h2>
       <p>
-        {reward.emailStatus === 'FAILED'
+        {scheduled
+          ? 'Nothing has been sent yet: a corrected address gets the e-mail at the scheduled time.'
+          : reward.emailStatus === 'FAILED'
           ? 'The e-mail could not be delivered. Fix the address and it is sent again, with the same link.'
           : 'Until the recipient opens the reward, a wrong address can be fixed; the e-mail is sent again, with the same link.'}
       </p>
@@ -200,10 +204,16 @@ function CorrectAddress({ reward }: { reward: Reward }) {
           error={issueOf(correct.error, 'recipient.email')}
         />
         <button type="submit" disabled={correct.isPending || email.trim() === reward.recipientEmail}>
-          Save and send again
+          {scheduled ? 'Save' : 'Save and send again'}
         </button>
       </form>
-      {correct.isSuccess && <p role="status">Sent again to {correct.data.reward.recipientEmail}.</p>}
+      {correct.isSuccess && (
+        <p role="status">
+          {correct.data.reward.status === 'CREATED' && correct.data.reward.deliverAt
+            ? `Saved: the e-mail goes to ${correct.data.reward.recipientEmail} at the scheduled time.`
+            : `Sent again to ${correct.data.reward.recipientEmail}.`}
+        </p>
+      )}
       <FormError error={correct.error} fields={['recipient.email']} />
     </section>
   );
