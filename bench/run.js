@@ -23,6 +23,7 @@ const { captureCreatePlan } = require('./sql-capture');
 const { webhookPhase } = require('./webhook-phase');
 const { replayPhase } = require('./replay-phase');
 const { expiryPhase } = require('./expiry-phase');
+const { scheduledPhase } = require('./scheduled-phase');
 const { reportPhase } = require('./report-phase');
 
 const ctx = {
@@ -49,8 +50,8 @@ async function main() {
   ctx.service = await Service.start();
   ctx.db = await connect();
 
-  // The expiry, report and dashboard phases make merchants of their own: a run of only those seeds none.
-  const selfContained = ['expiry', 'dashboard', 'report'];
+  // The expiry, scheduled, report and dashboard phases make merchants of their own: a run of only those seeds none.
+  const selfContained = ['expiry', 'scheduled', 'dashboard', 'report'];
   // A run of only webhooks (and those) needs the fan-out's merchant alone.
   const groups = ONLY ? [...ONLY] : [];
   // A run of only replay (and those) needs two: the replayed merchant and the live one.
@@ -119,6 +120,9 @@ async function main() {
 
   // 5b. The expiry drain: 100,000 rewards of one merchant due at once, drained while it keeps sending
   if (wanted('expiry')) await expiryPhase(ctx);
+
+  // 5b'. Scheduled sends: 100,000 (BENCH_SCHEDULED_COUNT) due in the same minute, drained while it keeps sending
+  if (wanted('scheduled')) await scheduledPhase(ctx);
 
   // 5c. A CSV report of a merchant with a million rewards, built by the worker while a client keeps sending
   if (wanted('report')) await reportPhase(ctx);

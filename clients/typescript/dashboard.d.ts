@@ -825,6 +825,11 @@ export interface components {
             source: "api" | "bulk" | "dashboard" | "oauth";
             /** Format: date-time */
             expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description A scheduled send's delivery time (docs/delivery.md, Scheduled sends); null for one sent at once.
+             */
+            deliverAt: string | null;
             /** Format: date-time */
             sentAt: string | null;
             /** Format: date-time */

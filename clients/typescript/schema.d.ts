@@ -1470,6 +1470,11 @@ export interface components {
             source: "api" | "bulk" | "dashboard" | "oauth";
             /** Format: date-time */
             expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description A scheduled send's delivery time (docs/delivery.md, Scheduled sends); null for one sent at once.
+             */
+            deliverAt: string | null;
             /** Format: date-time */
             sentAt: string | null;
             /** Format: date-time */
@@ -1612,6 +1617,11 @@ export interface components {
             source: "api" | "bulk" | "dashboard" | "oauth";
             /** Format: date-time */
             expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description A scheduled send's delivery time (docs/delivery.md, Scheduled sends); null for one sent at once.
+             */
+            deliverAt: string | null;
             /** Format: date-time */
             sentAt: string | null;
             /** Format: date-time */
@@ -1679,6 +1689,11 @@ export interface components {
              * @description CHOICE only: when unused value returns to the wallet. Must be in the future. An RFC 3339 date-time with its offset (`Z` or `+02:00`); one without an offset is 400.
              */
             expiresAt?: string;
+            /**
+             * Format: date-time
+             * @description Schedules the send: the reward is created and its value held now, it stays `CREATED` (`emailStatus` `SCHEDULED`) and the e-mail goes out (and a FIXED reward's card is ordered) at this time. At least 60 seconds and at most 365 days ahead; `expiresAt`, when given, must be later. An RFC 3339 date-time with its offset. Omit to send at once.
+             */
+            deliverAt?: string;
             recipient: components["schemas"]["RecipientDto"];
             /** @description Catalog item (required for FIXED, refused for CHOICE). */
             utid?: string;

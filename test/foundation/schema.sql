@@ -1111,6 +1111,7 @@ CREATE TABLE public.rewards (
     approval_decided_at timestamp with time zone,
     recipient_language text,
     email_status text DEFAULT 'QUEUED'::text NOT NULL,
+    deliver_at timestamp with time zone,
     recipient_phone text,
     sms_status text,
     CONSTRAINT rewards_approval_status_check CHECK ((approval_status = ANY (ARRAY['PENDING'::text, 'APPROVED'::text, 'REJECTED'::text]))),
@@ -2023,6 +2024,13 @@ CREATE INDEX rewards_account_status_idx ON public.rewards USING btree (account_i
 --
 
 CREATE INDEX rewards_approval_pending_idx ON public.rewards USING btree (account_id, created_at) WHERE (approval_status = 'PENDING'::text);
+
+
+--
+-- Name: rewards_deliver_due_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_deliver_due_idx ON public.rewards USING btree (deliver_at) WHERE ((status = 'CREATED'::text) AND (deliver_at IS NOT NULL));
 
 
 --

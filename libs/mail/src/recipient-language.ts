@@ -37,12 +37,15 @@ export class RecipientTexts {
   private readonly catalogue: Catalogue;
   private readonly moneyFormats = new Map<string, Intl.NumberFormat>();
   private readonly dateFormat: Intl.DateTimeFormat;
+  private readonly dateTimeFormat: Intl.DateTimeFormat;
 
   constructor(readonly language: RecipientLanguage) {
     this.locale = LOCALES[language];
     this.catalogue = CATALOGUES[language];
     // Dates are days (an expiry, a card's date): shown in UTC, as the API states them.
     this.dateFormat = new Intl.DateTimeFormat(this.locale, { dateStyle: 'long', timeZone: 'UTC' });
+    // An instant (a scheduled send's delivery time): its day and time in UTC, the texts say so.
+    this.dateTimeFormat = new Intl.DateTimeFormat(this.locale, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
   }
 
   /** The text `section.key` with its `{placeholders}` filled in. */
@@ -82,6 +85,11 @@ export class RecipientTexts {
   /** A day, e.g. `31 décembre 2030`. */
   date(value: Date | string): string {
     return this.dateFormat.format(typeof value === 'string' ? new Date(value) : value);
+  }
+
+  /** An instant as a day and a time of day, in UTC. */
+  dateTime(value: Date | string): string {
+    return this.dateTimeFormat.format(typeof value === 'string' ? new Date(value) : value);
   }
 }
 

@@ -95,6 +95,8 @@ card codes stay hidden and nothing can be picked.</aside>`;
 function statusNotice({ reward, cards }: RedemptionStateView, texts: Texts): string | null {
   // Waiting for the sender's approval (docs/controls.md): nothing to use yet, and no date known.
   if (reward.status === 'CREATED' && reward.availableAt === null) return texts.t('page', 'awaitingApproval');
+  // A scheduled send before its delivery time (docs/delivery.md): from when it can be used.
+  if (reward.status === 'CREATED' && reward.availableAt) return texts.t('page', 'availableFrom', { date: texts.dateTime(reward.availableAt) });
   if (reward.type === 'FIXED') {
     // A FIXED card that fails cancels the reward (docs/rewards.md, Issuance): not the sender's doing.
     if (cards.some((card) => card.status === 'FAILED')) return texts.t('page', 'fixedFailed');

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AccountService } from '@app/account';
 import { NotFoundError } from '@app/core';
 import { CatalogRulesService, rulesAllow } from '@app/catalog';
-import { PickOutcome, RedeemableReward, RewardCatalog, RewardLifecycle, valueRuleOf } from '@app/rewards';
+import { awaitingDelivery, PickOutcome, RedeemableReward, RewardCatalog, RewardLifecycle, valueRuleOf } from '@app/rewards';
 import type { PickableBrandView, PickCardDto, RedemptionStateView } from './dto/redemption.dto';
 
 /**
@@ -29,6 +29,8 @@ export class RedemptionService {
   markOpened(reward: RedeemableReward): Promise<void> {
     // A send waiting for approval has not reached its recipient: a view of it opens nothing (docs/controls.md).
     if (reward.approvalStatus === 'PENDING') return Promise.resolve();
+    // Nor does one of a scheduled send before its delivery time (docs/delivery.md, Scheduled sends).
+    if (awaitingDelivery(reward)) return Promise.resolve();
     return this.lifecycle.open(reward);
   }
 
@@ -37,6 +39,9 @@ export class RedemptionService {
     const [{ reward, cards }, account] = await Promise.all([this.lifecycle.recipientView(found.id), this.accounts.get(found.accountId)]);
     // Waiting for approval: the public view only, no cards, no brands or items, and no date it becomes available.
     const held = reward.approvalStatus === 'PENDING';
+    // A scheduled send before delivery: the same public view, with the time it becomes usable.
+    const scheduled = !held && awaitingDelivery(reward);
+    const hidden = held || scheduled;
     const canPick = !held && this.lifecycle.takesPicks(reward);
     return {
       reward: {
@@ -52,13 +57,13 @@ export class RedemptionService {
         logoUrl: account.logoUrl,
         brandColor: account.brandColor,
         expiresAt: reward.expiresAt?.toISOString() ?? null,
-        brandName: held ? null : reward.brandName,
-        brandImageUrl: held ? null : reward.brandImageUrl,
+        brandName: hidden ? null : reward.brandName,
+        brandImageUrl: hidden ? null : reward.brandImageUrl,
         canPick,
-        ...(held ? { availableAt: null } : {}),
+        ...(held ? { availableAt: null } : scheduled ? { availableAt: reward.deliverAt!.toISOString() } : {}),
       },
       // The recipient holds the link, so the cards are theirs: credentials in full.
-      cards: held ? [] : cards,
+      cards: hidden ? [] : cards,
       brands: canPick ? await this.pickableBrands(reward) : [],
     };
   }

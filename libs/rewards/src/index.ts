@@ -9,7 +9,7 @@ export type { RewardWork } from './reward-jobs';
 export { CardIssuanceService } from './card-issuance.service';
 export type { IssuanceOutcome } from './card-issuance.service';
 export { RewardBackgroundJobs } from './reward-background.jobs';
-export { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
+export { awaitingDelivery, RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 export type { PickOutcome, RedeemableReward } from './lifecycle/reward-lifecycle.service';
 export { RewardCatalog, valueRuleOf } from './reward-catalog';
 export type { IssuedCardDto, RewardFxDto } from './dto/reward.dto';

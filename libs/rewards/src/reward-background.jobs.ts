@@ -9,6 +9,8 @@ import { RewardJobs } from './reward-jobs';
 export const REWARD_EXPIRY_SWEEP = 'reward-expiry';
 export const REWARD_JOB_SWEEP = 'reward-job-sweeper';
 export const APPROVAL_EXPIRY_SWEEP = 'approval-expiry';
+/** Delivers scheduled sends whose time has come (docs/delivery.md, Scheduled sends). */
+export const SCHEDULED_DELIVERY_SWEEP = 'scheduled-delivery';
 const SWEEP_EVERY_MS = 5_000;
 /** Work older than this with no job is assumed orphaned (the process died before enqueueing). */
 const ORPHAN_AFTER = '30 seconds';
@@ -34,6 +36,8 @@ export class RewardBackgroundJobs implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    // Before expiry in each tick's order of registration; both run on the expiry interval.
+    this.sweepers.register({ name: SCHEDULED_DELIVERY_SWEEP, everyMs: this.config.expirySweepIntervalMs, run: () => this.deliverDue() });
     this.sweepers.register({ name: REWARD_EXPIRY_SWEEP, everyMs: this.config.expirySweepIntervalMs, run: () => this.expireDue() });
     this.sweepers.register({ name: REWARD_JOB_SWEEP, everyMs: SWEEP_EVERY_MS, run: () => this.enqueueOrphans() });
     this.sweepers.register({ name: APPROVAL_EXPIRY_SWEEP, everyMs: this.config.expirySweepIntervalMs, run: () => this.rejectStaleApprovals() });
@@ -42,6 +46,11 @@ export class RewardBackgroundJobs implements OnModuleInit {
   /** Rejects sends left undecided for 30 days (docs/controls.md, Approvals). */
   async rejectStaleApprovals(): Promise<void> {
     await this.lifecycle.rejectStaleApprovals();
+  }
+
+  /** Delivers due scheduled sends (RewardLifecycle.deliverDue); several workers may run it at once. */
+  deliverDue(batchSize?: number): Promise<number> {
+    return this.lifecycle.deliverDue(batchSize);
   }
 
   /** Expires due rewards (RewardLifecycle.expireDue); several workers may run it at once. */

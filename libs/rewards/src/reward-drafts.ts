@@ -17,7 +17,7 @@ export interface WrittenReward {
   /** The cards to order and the e-mail to send after commit: none while the send waits for approval. */
   cardIds: string[];
   mailJobId: string | null;
-  /** The text message's job, when the recipient has a phone (docs/delivery.md, SMS); null otherwise or while waiting for approval. */
+  /** The text message's job, when the recipient has a phone (docs/delivery.md, SMS); null otherwise or while waiting for approval or for its delivery time. */
   smsJobId: string | null;
 }
 
@@ -70,12 +70,15 @@ export class RewardDrafts {
       const fixed = dto.type === 'FIXED';
       // A send waiting for approval stays CREATED with its value held: no e-mail, no card ordered.
       const pending = needsApproval === true;
+      // So does a scheduled one until its delivery time (docs/delivery.md, Scheduled sends).
+      const deliverAt = dto.deliverAt ? new Date(dto.deliverAt) : null;
+      const waiting = pending || deliverAt !== null;
       const reward = Object.assign(new RewardEntity(), {
         id: newId('rw'),
         accountId: input.accountId,
         type: dto.type,
         // Committed as SENT: the reward is CREATED and its e-mail queued in this transaction.
-        status: pending ? 'CREATED' : 'SENT',
+        status: waiting ? 'CREATED' : 'SENT',
         faceValueCents: dto.valueCents,
         // A FIXED reward's value moves into its PENDING card at once.
         remainingValueCents: fixed ? 0 : dto.valueCents,
@@ -87,8 +90,9 @@ export class RewardDrafts {
         recipientFirstName: dto.recipient.firstName,
         recipientLastName: dto.recipient.lastName ?? null,
         recipientLanguage: dto.recipient.language ?? null,
-        emailStatus: 'QUEUED',
+        emailStatus: deliverAt ? 'SCHEDULED' : 'QUEUED',
         recipientPhone: dto.recipient.phone ?? null,
+        // QUEUED until the text goes out, at delivery time for a scheduled send (docs/delivery.md, SMS).
         smsStatus: dto.recipient.phone ? 'QUEUED' : null,
         message: dto.message ?? null,
         utid: fixed ? dto.utid! : null,
@@ -100,7 +104,8 @@ export class RewardDrafts {
         brandImageUrl: item?.brandImageUrl ?? null,
         rewardName: item?.rewardName ?? null,
         expiresAt: dto.expiresAt ? new Date(dto.expiresAt) : null,
-        sentAt: pending ? null : now,
+        deliverAt,
+        sentAt: waiting ? null : now,
         openedAt: null,
         redeemedAt: null,
         createdAt: now,
@@ -112,8 +117,9 @@ export class RewardDrafts {
         approvalDecidedByLabel: null,
         approvalDecidedAt: null,
       } satisfies Omit<RewardEntity, 'seq'>);
-      const cards = item ? [pendingCard(reward, item, dto.valueCents, now, pending)] : [];
-      const events = (pending ? (['reward.created', 'reward.approval_required'] as const) : (['reward.created', 'reward.sent'] as const)).map((type) =>
+      const cards = item ? [pendingCard(reward, item, dto.valueCents, now, waiting)] : [];
+      const types = pending ? (['reward.created', 'reward.approval_required'] as const) : waiting ? (['reward.created'] as const) : (['reward.created', 'reward.sent'] as const);
+      const events = types.map((type) =>
         Object.assign(new RewardEventEntity(), {
           id: newId('evt'),
           rewardId: reward.id,
@@ -127,9 +133,9 @@ export class RewardDrafts {
         view: { reward, cards, events },
         token,
         redemptionUrl: redemptionUrl(this.config.publicBaseUrl, token),
-        cardIds: pending ? [] : cards.map((card) => card.id),
-        mailJobId: pending ? null : newId('mail'),
-        smsJobId: pending || !dto.recipient.phone ? null : newId('mail'),
+        cardIds: waiting ? [] : cards.map((card) => card.id),
+        mailJobId: waiting ? null : newId('mail'),
+        smsJobId: waiting || !dto.recipient.phone ? null : newId('mail'),
       };
     });
     return { accountId: input.accountId, rewards };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Principal } from '@app/auth';
-import { ApiError, BadRequestError, fingerprint, IdempotencyStore, InsufficientFundsError } from '@app/core';
+import { ApiError, BadRequestError, Clock, fingerprint, IdempotencyStore, InsufficientFundsError } from '@app/core';
 import { formatRate, fromAmountFor, FxRates } from '@app/fx';
 import { Currencies, WalletLedger } from '@app/wallet';
 import type { CreateRewardDto } from './dto/create-reward.dto';
@@ -47,6 +47,7 @@ export class RewardSender {
     private readonly jobs: RewardJobs,
     private readonly idempotencyKeys: IdempotencyStore,
     private readonly controls: SendControls,
+    private readonly clock: Clock,
   ) {}
 
   async send(
@@ -54,7 +55,7 @@ export class RewardSender {
     dto: CreateRewardDto,
     options: { idempotencyKey: string | null; dryRun: boolean },
   ): Promise<SendOutcome<CreateRewardResponseDto | DryRunRewardResponseDto>> {
-    const issues = crossFieldIssues(dto);
+    const issues = crossFieldIssues(dto, this.clock.now().getTime());
     if (issues.length) throw new BadRequestError(issues);
     const { accountId } = principal;
     const primary = await this.ledger.currencyOf(accountId);
@@ -150,7 +151,7 @@ export class RewardSender {
     const rules = await this.controls.rulesFor(principal, primary);
     const dailyLimit = rules.limits?.dailyLimitCents ?? null;
     // Items are checked on their own: an invalid one fails with its own error and the rest go on.
-    const parsed = await Promise.all(items.map((item) => parseRewardRequest(item).catch((error: unknown) => error)));
+    const parsed = await Promise.all(items.map((item) => parseRewardRequest(item, this.clock.now().getTime()).catch((error: unknown) => error)));
     const rates: RateCache = new Map();
     const midRates: MidRateCache = new Map();
     const planned: (PlannedReward | ApiError)[] = [];

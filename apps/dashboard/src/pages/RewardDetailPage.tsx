@@ -95,6 +95,15 @@ export function RewardDetailPage() {
         <dd>{r.externalId ?? '—'}</dd>
         <dt>Campaign</dt>
         <dd>{r.campaign ?? '—'}</dd>
+        {r.deliverAt && (
+          <>
+            <dt>Scheduled delivery</dt>
+            <dd>
+              <Time value={r.deliverAt} /> ({r.deliverAt.slice(0, 16).replace('T', ' ')} UTC)
+              {r.status === 'CREATED' ? ': not delivered yet; cancelling now returns the whole value' : ''}
+            </dd>
+          </>
+        )}
         <dt>Sent</dt>
         <dd>
           <Time value={r.sentAt} />
@@ -127,7 +136,8 @@ export function RewardDetailPage() {
       {writer && (
         <div className="actions">
           {/* A canceled or expired reward has nothing left to use: not offered here (the API still allows it, docs/dashboard.md). */}
-          {!NOTHING_TO_RESEND.includes(r.status) && (
+          {/* A scheduled send not delivered yet has nothing to send again (the API answers 422). */}
+          {!NOTHING_TO_RESEND.includes(r.status) && !(r.status === 'CREATED' && r.deliverAt) && (
             <ConfirmButton label="Resend" question="E-mail the recipient again?" onConfirm={() => resend.mutate()} disabled={resend.isPending} />
           )}
           {CANCELLABLE.includes(r.status) && (
@@ -188,6 +198,8 @@ export function RewardDetailPage() {
 function CorrectAddress({ reward }: { reward: Reward }) {
   const correct = useCorrectRecipient(reward.id);
   const [email, setEmail] = useState(reward.recipientEmail);
+  // A scheduled send not delivered yet: the address is changed, and the e-mail goes to it at the delivery time.
+  const scheduled = reward.status === 'CREATED' && reward.deliverAt !== null;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     correct.mutate(email.trim());
@@ -196,7 +208,9 @@ function CorrectAddress({ reward }: { reward: Reward }) {
     <section aria-labelledby="correct-address">
       <h2 id="correct-address">Correct the address</h2>
       <p>
-        {reward.emailStatus === 'FAILED'
+        {scheduled
+          ? 'Nothing has been sent yet: a corrected address gets the e-mail at the scheduled time.'
+          : reward.emailStatus === 'FAILED'
           ? 'The e-mail could not be delivered. Fix the address and it is sent again, with the same link.'
           : 'Until the recipient opens the reward, a wrong address can be fixed; the e-mail is sent again, with the same link.'}
       </p>
@@ -213,10 +227,16 @@ function CorrectAddress({ reward }: { reward: Reward }) {
           error={issueOf(correct.error, 'recipient.email')}
         />
         <button type="submit" disabled={correct.isPending || email.trim() === reward.recipientEmail}>
-          Save and send again
+          {scheduled ? 'Save' : 'Save and send again'}
         </button>
       </form>
-      {correct.isSuccess && <p role="status">Sent again to {correct.data.reward.recipientEmail}.</p>}
+      {correct.isSuccess && (
+        <p role="status">
+          {correct.data.reward.status === 'CREATED' && correct.data.reward.deliverAt
+            ? `Saved: the e-mail goes to ${correct.data.reward.recipientEmail} at the scheduled time.`
+            : `Sent again to ${correct.data.reward.recipientEmail}.`}
+        </p>
+      )}
       <FormError error={correct.error} fields={['recipient.email']} />
     </section>
   );

@@ -13,8 +13,9 @@ import { CopyCode } from '../components/CopyCode';
 import { Field } from '../components/Field';
 import { FormError, issueOf } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
+import { Time } from '../components/Time';
 import { fundedCents } from '../format/fx';
-import { formatCents } from '../format/money';
+import { formatCents, formatTime } from '../format/money';
 import { parseMajorUnits } from '../format/parse-money';
 import { BulkSend } from './BulkSend';
 
@@ -56,6 +57,8 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
   const [funding, setFunding] = useState<string | null>(null);
   const [clientError, setClientError] = useState<string | null>(null);
   const [phoneError, setPhoneError] = useState<string | null>(null);
+  /** The optional delivery time as typed (`datetime-local`: the browser's time zone); '' sends at once. */
+  const [deliverLocal, setDeliverLocal] = useState('');
   /** The request the user is asked to confirm (docs/dashboard.md, Sending: nothing leaves without a last look). */
   const [pending, setPending] = useState<SendRequest | null>(null);
   const wallets = useWallets();
@@ -95,6 +98,8 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     if (phone && !E164.test(phone)) return;
     const expires = text('expiresAt');
     const fundingCurrency = String(form.get('fundingCurrency') ?? '') || undefined;
+    const deliverAt = instantOf(deliverLocal);
+    if (deliverLocal && !deliverAt) return setClientError('Enter the delivery date and time in full, or clear it to send now.');
     setPending({
       type,
       valueCents,
@@ -111,6 +116,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       ...(fundingCurrency && fundingCurrency !== currency ? { fundingCurrency } : {}),
       ...(type === 'CHOICE' && brands.length ? { allowedBrandKeys: brands } : {}),
       ...(type === 'CHOICE' && expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+      ...(deliverAt ? { deliverAt } : {}),
     });
   };
   const confirm = () => {
@@ -123,7 +129,17 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     return (
       <div role="status" className="success">
         <p>
-          {reward.approval?.status === 'PENDING' ? (
+          {reward.approval?.status === 'PENDING' && reward.deliverAt ? (
+            <>
+              Reward of {formatCents(reward.faceValueCents, reward.currency)} to {reward.recipientEmail} created and waiting for approval; once approved
+              it goes out at <Time value={reward.deliverAt} /> (or at once, if that time has passed).{' '}
+            </>
+          ) : reward.deliverAt ? (
+            <>
+              Reward of {formatCents(reward.faceValueCents, reward.currency)} to {reward.recipientEmail} scheduled: the e-mail goes out at{' '}
+              <Time value={reward.deliverAt} />. Until then you can cancel it and get the whole value back.{' '}
+            </>
+          ) : reward.approval?.status === 'PENDING' ? (
             <>
               Reward of {formatCents(reward.faceValueCents, reward.currency)} to {reward.recipientEmail} created and waiting for approval: nothing
               reaches the recipient until an admin or owner other than you approves it.{' '}
@@ -265,6 +281,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       {valueCents !== null && valueCents > 0 && (type === 'CHOICE' || item) && (
         <FundingChoice currency={currency} valueCents={valueCents} chosen={funding} onChoose={setFunding} error={issueOf(err, 'fundingCurrency')} />
       )}
+      <ScheduleField value={deliverLocal} onChange={setDeliverLocal} error={issueOf(err, 'deliverAt')} />
       <div className="field">
         <label htmlFor="message">Message (optional)</label>
         <textarea id="message" name="message" maxLength={1000} rows={3} />
@@ -277,7 +294,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
       )}
       <FormError
         error={err}
-        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'recipient.language', 'recipient.phone', 'valueCents', 'utid', 'expiresAt', 'externalId', 'currency', 'fundingCurrency']}
+        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'recipient.language', 'recipient.phone', 'valueCents', 'utid', 'expiresAt', 'deliverAt', 'externalId', 'currency', 'fundingCurrency']}
       />
       <button type="submit" disabled={send.isPending}>
         Send reward
@@ -292,6 +309,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
             ...(pending.recipient.phone ? [{ label: 'Text to', value: pending.recipient.phone }] : []),
             { label: type === 'FIXED' ? 'Gift card' : 'Recipient chooses', value: type === 'FIXED' ? `${item?.rewardName ?? ''} (${item?.utid ?? ''})` : pending.allowedBrandKeys?.join(', ') || 'any card of the catalog' },
             { label: 'Balance after', value: balanceAfter(wallets.data, rates.data, pending, currency) },
+            ...(pending.deliverAt ? [{ label: 'Delivered', value: `${formatTime(pending.deliverAt)} (${pending.deliverAt.slice(0, 16).replace('T', ' ')} UTC)` }] : []),
           ]}
           confirmLabel={`Send ${formatCents(pending.valueCents, currency)}`}
           onConfirm={confirm}
@@ -404,5 +422,44 @@ function ApprovalNotice({ valueCents, currency, primary }: { valueCents: number;
       This send needs approval: it is at or above the approval threshold of {formatCents(threshold, primary)}. Its value is held at once,
       and the recipient gets nothing until an admin or owner other than you approves it.
     </p>
+  );
+}
+
+/** The instant a `datetime-local` value means in the browser's time zone, as an ISO timestamp; null when empty or incomplete. */
+function instantOf(local: string): string | null {
+  if (!local) return null;
+  const at = new Date(local);
+  return Number.isNaN(at.getTime()) ? null : at.toISOString();
+}
+
+/**
+ * The optional schedule (docs/delivery.md, Scheduled sends): a date and time in the user's time zone,
+ * with the UTC instant it means shown beside it, as the API will store it.
+ */
+function ScheduleField({ value, onChange, error }: { value: string; onChange: (value: string) => void; error?: string }) {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const instant = instantOf(value);
+  return (
+    <fieldset>
+      <legend>Schedule (optional)</legend>
+      <Field
+        label={`Deliver at (your time zone, ${zone})`}
+        name="deliverAt"
+        type="datetime-local"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        error={error}
+        hint="Leave empty to send now. From a minute to a year ahead: the value is held now, the e-mail goes out then."
+      />
+      <p id="deliver-at-utc" aria-live="polite">
+        {instant ? (
+          <>
+            That is <strong>{instant.slice(0, 16).replace('T', ' ')} UTC</strong> (<code>{instant}</code>).
+          </>
+        ) : (
+          'Sent as soon as you confirm.'
+        )}
+      </p>
+    </fieldset>
   );
 }

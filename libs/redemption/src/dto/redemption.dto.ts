@@ -37,7 +37,10 @@ export interface RedemptionRewardView {
   brandImageUrl: string | null;
   /** True while the recipient can still pick cards (CHOICE, open, value left, not past expiry). */
   canPick: boolean;
-  /** Present while the send waits for a merchant's approval (docs/controls.md): null, no date is known. */
+  /**
+   * Present while the reward has not reached its recipient: a scheduled send's delivery time
+   * (docs/delivery.md), or null while it waits for a merchant's approval (docs/controls.md): no date is known.
+   */
   availableAt?: string | null;
 }
 

@@ -141,6 +141,22 @@ export class CreateRewardDto {
   @IsISO8601({ strict: true }, { message: 'expiresAt must be an ISO 8601 timestamp' })
   expiresAt?: string;
 
+  /** A scheduled send: when the e-mail goes out (docs/delivery.md, Scheduled sends). */
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    maxLength: 40,
+    description:
+      'Schedules the send: the reward is created and its value held now, it stays `CREATED` (`emailStatus` `SCHEDULED`) and the e-mail goes out ' +
+      '(and a FIXED reward\'s card is ordered) at this time. At least 60 seconds and at most 365 days ahead; `expiresAt`, when given, must be later. ' +
+      'An RFC 3339 date-time with its offset. Omit to send at once.',
+  })
+  @IsOptional()
+  @MaxLength(40)
+  @Matches(RFC3339_DATE_TIME, { message: 'deliverAt must be an RFC 3339 date-time with an offset, e.g. 2027-01-31T12:00:00Z' })
+  @IsISO8601({ strict: true }, { message: 'deliverAt must be an ISO 8601 timestamp' })
+  deliverAt?: string;
+
   /** Shown in the e-mail and on the redemption page. */
   @IsOptional()
   @IsString()

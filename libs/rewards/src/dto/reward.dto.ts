@@ -225,6 +225,10 @@ export class RewardDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   expiresAt: string | null;
 
+  /** A scheduled send's delivery time (docs/delivery.md, Scheduled sends); null for one sent at once. */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  deliverAt: string | null;
+
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   sentAt: string | null;
 
@@ -395,6 +399,7 @@ export function toRewardDto({ reward, cards, events }: RewardView, revealCredent
     externalId: reward.externalId,
     source: reward.source,
     expiresAt: reward.expiresAt?.toISOString() ?? null,
+    deliverAt: reward.deliverAt?.toISOString() ?? null,
     sentAt: reward.sentAt?.toISOString() ?? null,
     openedAt: reward.openedAt?.toISOString() ?? null,
     redeemedAt: reward.redeemedAt?.toISOString() ?? null,

@@ -118,6 +118,10 @@ export class RewardEntity {
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt: Date | null;
 
+  /** A scheduled send's delivery time (docs/delivery.md, Scheduled sends); null: delivered at once. */
+  @Column({ name: 'deliver_at', type: 'timestamptz', nullable: true })
+  deliverAt: Date | null;
+
   @Column({ name: 'sent_at', type: 'timestamptz', nullable: true })
   sentAt: Date | null;
 

@@ -29,6 +29,14 @@ import { RewardRepository } from './reward.repository';
 /** Rewards expired per transaction: short enough that a send to the same wallet barely waits (docs/rewards.md, Expiry). */
 export const EXPIRY_BATCH_SIZE = 200;
 
+/** Scheduled sends delivered per transaction (docs/delivery.md, Scheduled sends): as short as an expiry batch. */
+export const DELIVERY_BATCH_SIZE = 200;
+
+/** A scheduled send not yet delivered: CREATED with a delivery time (which may have come and not been swept yet). */
+export function awaitingDelivery(reward: Pick<RewardEntity, 'status' | 'deliverAt'>): boolean {
+  return reward.status === 'CREATED' && reward.deliverAt !== null;
+}
+
 /** What the recipient's side may read of a reward (no e-mail address, no merchant references). */
 export type RedeemableReward = Readonly<
   Pick<
@@ -49,6 +57,7 @@ export type RedeemableReward = Readonly<
     | 'expiresAt'
     | 'openedAt'
     | 'approvalStatus'
+    | 'deliverAt'
   >
 >;
 
@@ -169,6 +178,7 @@ export class RewardLifecycle {
     return (
       reward.type === 'CHOICE' &&
       reward.approvalStatus !== 'PENDING' &&
+      !awaitingDelivery(reward) &&
       OPEN_REWARD_STATUSES.includes(reward.status) &&
       reward.remainingValueCents > 0 &&
       !(reward.expiresAt && reward.expiresAt <= now)
@@ -240,6 +250,7 @@ export class RewardLifecycle {
     manager: EntityManager,
   ): Promise<RewardCardEntity> {
     if (reward.approvalStatus === 'PENDING') throw new ValidationError('This reward is not available yet.');
+    if (awaitingDelivery(reward)) throw new ValidationError(`This reward is not available yet: it can be used from ${reward.deliverAt!.toISOString()}.`);
     if (reward.type !== 'CHOICE') throw new ValidationError('This reward is a specific gift card; there is nothing to pick.');
     if (!OPEN_REWARD_STATUSES.includes(reward.status)) {
       throw new ValidationError(`This reward is ${reward.status.toLowerCase().replace('_', ' ')} and takes no more picks.`);
@@ -403,6 +414,15 @@ export class RewardLifecycle {
     const cardIds = await this.dataSource.transaction(async (manager) => {
       const reward = await this.lockForDecision(manager, accountId, id, decider);
       const now = new Date();
+      if (reward.deliverAt && reward.deliverAt > this.clock.now()) {
+        // Approved before its delivery time: it stays CREATED, its value held, and the due-sender
+        // sends it then (docs/delivery.md, Scheduled sends: the later of approval and deliverAt).
+        const decision = { approvalStatus: 'APPROVED' as const, approvalDecidedById: decider.userId, approvalDecidedByLabel: decider.email, approvalDecidedAt: now };
+        Object.assign(reward, decision);
+        await this.rewards.update(manager, id, decision);
+        await this.recordDecision(manager, reward, 'APPROVED', decider);
+        return null;
+      }
       Object.assign(reward, {
         status: 'SENT',
         sentAt: now,
@@ -414,6 +434,7 @@ export class RewardLifecycle {
       await this.rewards.update(manager, id, {
         status: 'SENT',
         sentAt: now,
+        emailStatus: 'QUEUED',
         approvalStatus: 'APPROVED',
         approvalDecidedById: decider.userId,
         approvalDecidedByLabel: decider.email,
@@ -435,6 +456,7 @@ export class RewardLifecycle {
       await this.recordDecision(manager, reward, 'APPROVED', decider);
       return released.map((card) => card.id);
     });
+    if (cardIds === null) return;
     await this.jobs.enqueue({ cardIds, mailJobIds: texted ? [mailJobId, smsJobId] : [mailJobId] });
   }
 
@@ -602,6 +624,70 @@ export class RewardLifecycle {
   }
 
   /**
+   * Delivers scheduled sends whose time has come (by the injected Clock), a batch per transaction;
+   * returns how many. Each batch locks up to `batchSize` due rewards, skipping those another worker
+   * holds (FOR UPDATE SKIP LOCKED), and in the same transaction makes them SENT (`emailStatus`
+   * QUEUED), releases their FIXED cards for ordering, inserts their e-mail jobs and writes
+   * `reward.sent`: a reward leaves CREATED once, so however many workers drain at once, and whatever
+   * dies mid-batch (the batch rolls back), each is sent once. The jobs are enqueued after commit; a
+   * job lost with its process is found again by the reward-job sweeper. No wallet row is touched (the
+   * value was held at create), so sends to the same merchant do not queue behind a drain.
+   * A send still waiting for approval is left alone: it goes when approved (docs/delivery.md).
+   */
+  async deliverDue(batchSize = DELIVERY_BATCH_SIZE): Promise<number> {
+    let delivered = 0;
+    for (;;) {
+      const work = await this.dataSource.transaction(async (manager) => {
+        const now = this.clock.now();
+        const due = await this.rewards.lockDueForDelivery(manager, batchSize, now);
+        if (due.length === 0) return { count: 0, cardIds: [] as string[], mailJobIds: [] as string[] };
+        const ids = due.map((r) => r.id);
+        const mailJobIds = due.map(() => newId('mail'));
+        // The text too, for a recipient with a phone (docs/delivery.md, SMS): it goes at delivery time, as the e-mail does.
+        const texts = due.filter((reward) => reward.recipientPhone !== null).map((reward) => ({ id: newId('mail'), rewardId: reward.id }));
+        for (const reward of due) {
+          reward.status = 'SENT';
+          reward.sentAt = now;
+          reward.emailStatus = 'QUEUED';
+        }
+        const statement = new Statement();
+        const sent = statement.with(
+          'delivered_rewards',
+          `UPDATE rewards SET status = 'SENT', sent_at = ${statement.param(now)}::timestamptz, email_status = 'QUEUED'
+            WHERE id = ANY(${statement.param(ids)}::text[]) AND status = 'CREATED'
+            RETURNING id`,
+        );
+        const released = statement.with(
+          'released_cards',
+          `UPDATE reward_cards SET held_for_approval = false
+            WHERE reward_id = ANY(${statement.param(ids)}::text[]) AND status = 'PENDING' AND held_for_approval
+            RETURNING id`,
+        );
+        this.mailJobs.insertIn(statement, [
+          ...due.map((reward, i) => ({ id: mailJobIds[i], rewardId: reward.id, kind: 'reward' as const })),
+          ...texts.map((text) => ({ ...text, kind: 'reward' as const, channel: 'sms' as const })),
+        ]);
+        this.timeline.recordIn(
+          statement,
+          due.map((reward) => ({
+            event: timelineEvent(reward.id, 'reward.sent', { channel: 'email' }),
+            webhook: { accountId: reward.accountId, type: 'reward.sent' as const, data: rewardEventData(reward) },
+          })),
+        );
+        const [written] = (await manager.query(
+          statement.text(`SELECT (SELECT count(*) FROM ${sent})::int AS sent, (SELECT array_agg(id) FROM ${released}) AS card_ids`),
+          statement.params,
+        )) as { sent: number; card_ids: string[] | null }[];
+        if (written.sent !== due.length) throw new Error(`delivery batch sent ${written.sent} of ${due.length} due rewards`);
+        return { count: due.length, cardIds: written.card_ids ?? [], mailJobIds: [...mailJobIds, ...texts.map((text) => text.id)] };
+      });
+      if (work.count > 0) await this.jobs.enqueue({ cardIds: work.cardIds, mailJobIds: work.mailJobIds });
+      delivered += work.count;
+      if (work.count < batchSize) return delivered;
+    }
+  }
+
+  /**
    * Resend: queues the recipient e-mail again, in any state, and the text too when the reward has a
    * phone (every channel it has: docs/delivery.md, SMS); the timeline gets `reward.resent` per channel.
    */
@@ -615,6 +701,9 @@ export class RewardLifecycle {
       if (!reward) throw new NotFoundError('Reward');
       if (reward.approvalStatus === 'PENDING') {
         throw new ValidationError(`Reward ${id} is waiting for approval and has not been sent; there is nothing to resend.`);
+      }
+      if (awaitingDelivery(reward)) {
+        throw new ValidationError(`Reward ${id} is scheduled for ${reward.deliverAt!.toISOString()} and has not been sent yet; there is nothing to resend.`);
       }
       await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
       texted = reward.recipientPhone !== null;
@@ -635,6 +724,7 @@ export class RewardLifecycle {
    */
   async correctRecipient(accountId: string, id: string, email: string, origin: AuditOrigin): Promise<void> {
     const mailJobId = newId('mail');
+    let mailed = false;
     await this.dataSource.transaction(async (manager) => {
       const reward = await this.rewards.lock(manager, id, accountId);
       if (!reward) throw new NotFoundError('Reward');
@@ -645,8 +735,15 @@ export class RewardLifecycle {
       const valueLeft = !closed && (reward.type === 'FIXED' || reward.remainingValueCents > 0);
       if (!valueLeft) throw new ValidationError(`Reward ${id} is ${reward.status} with no value left: there is nothing to send again.`);
       const previous = reward.recipientEmail;
-      await this.rewards.update(manager, id, { recipientEmail: email, emailStatus: 'QUEUED' });
-      await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
+      // A scheduled send not delivered yet: the new address gets the e-mail when it goes.
+      const unsent = awaitingDelivery(reward);
+      mailed = !unsent;
+      if (unsent) {
+        await this.rewards.update(manager, id, { recipientEmail: email });
+      } else {
+        await this.rewards.update(manager, id, { recipientEmail: email, emailStatus: 'QUEUED' });
+        await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
+      }
       await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.recipient_corrected', { channel: 'email', from: previous, to: email }) }]);
       await this.audit.record(manager, {
         accountId,
@@ -657,7 +754,7 @@ export class RewardLifecycle {
         metadata: { from: previous, to: email },
       });
     });
-    await this.jobs.enqueue({ mailJobIds: [mailJobId] });
+    if (mailed) await this.jobs.enqueue({ mailJobIds: [mailJobId] });
   }
 
   /**

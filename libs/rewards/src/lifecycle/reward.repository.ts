@@ -84,6 +84,19 @@ export class RewardRepository {
       .getMany();
   }
 
+  /**
+   * Scheduled sends due by `now` and not waiting for approval, locked, skipping those another worker
+   * holds (docs/delivery.md, Scheduled sends); the partial index rewards_deliver_due_idx serves it.
+   */
+  lockDueForDelivery(manager: EntityManager, limit: number, now: Date): Promise<RewardEntity[]> {
+    return this.locking(manager)
+      .setOnLocked('skip_locked')
+      .where(`r.status = 'CREATED' AND r.deliver_at IS NOT NULL AND r.deliver_at <= :now AND r.approval_status IS DISTINCT FROM 'PENDING'`, { now })
+      .orderBy('r.deliver_at')
+      .limit(limit)
+      .getMany();
+  }
+
   private locking(manager: EntityManager) {
     return manager.getRepository(RewardEntity).createQueryBuilder('r').setLock('pessimistic_write');
   }

@@ -9,6 +9,7 @@ import { EventsApiReplay1764720000000 } from './1764720000000-events-api-replay'
 import { Reports1764700000000 } from './1764700000000-reports';
 import { Controls1764730000000 } from './1764730000000-controls';
 import { RecipientLanguageDelivery1764740000000 } from './1764740000000-recipient-language-delivery';
+import { ScheduledSends1764800000000 } from './1764800000000-scheduled-sends';
 import { RewardSms1764820000000 } from './1764820000000-reward-sms';
 
 /**
@@ -31,5 +32,6 @@ export const MIGRATIONS = [
   EventsApiReplay1764720000000,
   Controls1764730000000,
   RecipientLanguageDelivery1764740000000,
+  ScheduledSends1764800000000,
   RewardSms1764820000000,
 ];

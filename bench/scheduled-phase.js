@@ -1,0 +1,112 @@
+'use strict';
+// Scheduled sends falling due together (docs/delivery.md, Scheduled sends): a merchant sends
+// SCHEDULED_COUNT CHOICE rewards with a deliverAt through the bulk API (value held, CREATED), then
+// their delivery times are moved to the same instant. The service's due-sender drains them in
+// batches while a client keeps sending to that merchant at a steady rate. Reports the time from due
+// to the last one SENT, and the send latency before the rewards fall due against during the drain.
+const { STAMP, DURATION, log, sleep } = require('./config');
+const { cannon, summarise, paced, choiceBody, createRequests } = require('./load');
+const { measured } = require('./measure');
+const { round, stats, appendAll } = require('./numbers');
+const { api, cli } = require('./service');
+const { invariants } = require('./database');
+
+const SCHEDULED_COUNT = Number(process.env.BENCH_SCHEDULED_COUNT || 100_000);
+const VALUE_CENTS = 1_000;
+const BULK = 500;
+/** Due this many seconds after the phase starts: the sends before are the latency baseline. */
+const BEFORE_S = 15;
+const SLICE_S = 2;
+const MAX_DRAIN_S = 600;
+
+/** SCHEDULED_COUNT scheduled sends through the bulk API, a day ahead for now. */
+async function sendScheduled(key) {
+  log(`scheduled: sending ${SCHEDULED_COUNT} scheduled rewards through the bulk API`);
+  const deliverAt = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+  for (let sent = 0; sent < SCHEDULED_COUNT; sent += BULK) {
+    const rewards = Array.from({ length: Math.min(BULK, SCHEDULED_COUNT - sent) }, (_, i) => ({
+      type: 'CHOICE',
+      valueCents: VALUE_CENTS,
+      recipient: { email: `scheduled${sent + i}@example.test`, firstName: 'Ada' },
+      deliverAt,
+      campaign: 'bench-scheduled',
+    }));
+    const res = await api(key, 'POST', '/v1/rewards/bulk', { rewards });
+    if (res.status !== 207 || res.body.failed !== 0) throw new Error(`scheduled bulk failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+  }
+}
+
+async function scheduledPhase(ctx) {
+  const { db, results } = ctx;
+  const { accountId } = await cli(['merchant:create', '--name', 'Bench scheduled', '--email', `bench-scheduled-${STAMP}@example.test`, '--password', 'bench password 123']);
+  const { key } = await cli(['api-key:create', '--account', accountId, '--scopes', 'read,write']);
+  const merchant = { accountId, key };
+  const topUps = Math.ceil((SCHEDULED_COUNT * VALUE_CENTS) / 100_000_000) + 1;
+  for (let t = 0; t < topUps; t++) {
+    const res = await api(key, 'POST', '/v1/topups', { amountCents: 100_000_000 });
+    if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  await sendScheduled(key);
+  await db.query('ANALYZE rewards');
+
+  let peak = results.phases.create_choice_1_merchant?.rps;
+  if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
+  const rate = Math.max(1, Math.round(peak / 2));
+
+  await measured(ctx, `scheduled_drain_${SCHEDULED_COUNT}`, async () => {
+    const dueAt = Date.now() + BEFORE_S * 1000;
+    await db.query(`UPDATE rewards SET deliver_at = to_timestamp($2::double precision / 1000) WHERE account_id = $1 AND campaign = 'bench-scheduled'`, [accountId, dueAt]);
+    log(`scheduled: ${SCHEDULED_COUNT} rewards due in ${round((dueAt - Date.now()) / 1000, 1)} s; sending ${rate}/s to the same merchant meanwhile`);
+    const samples = [];
+    let drainedAt = null;
+    const watcher = (async () => {
+      while (drainedAt === null && Date.now() < dueAt + MAX_DRAIN_S * 1000) {
+        await sleep(100);
+        if (Date.now() < dueAt) continue;
+        const { rows } = await db.query(`SELECT EXISTS (SELECT 1 FROM rewards WHERE account_id = $1 AND status = 'CREATED' AND deliver_at <= now()) AS waiting`, [accountId]);
+        if (!rows[0].waiting) drainedAt = Date.now();
+      }
+    })();
+    const started = Date.now();
+    while (drainedAt === null || Date.now() - started < DURATION * 1000) {
+      if (Date.now() > dueAt + MAX_DRAIN_S * 1000) break;
+      const slice = await paced([merchant], choiceBody, rate, SLICE_S, { samples: true });
+      appendAll(samples, slice.samples);
+    }
+    await watcher;
+    const { rows: [ev] } = await db.query(
+      `SELECT count(*)::int AS n, (extract(epoch FROM min(e.created_at)) * 1000)::float8 AS first, (extract(epoch FROM max(e.created_at)) * 1000)::float8 AS last
+         FROM reward_events e JOIN rewards r ON r.id = e.reward_id
+        WHERE r.account_id = $1 AND r.campaign = 'bench-scheduled' AND e.type = 'reward.sent'`,
+      [accountId],
+    );
+    const { rows: [state] } = await db.query(
+      `SELECT count(*) FILTER (WHERE status = 'SENT' OR status = 'OPENED')::int AS sent,
+              (SELECT count(*) FROM mail_jobs m JOIN rewards r2 ON r2.id = m.reward_id WHERE r2.account_id = $1 AND r2.campaign = 'bench-scheduled')::int AS mail_jobs
+         FROM rewards WHERE account_id = $1 AND campaign = 'bench-scheduled'`,
+      [accountId],
+    );
+    const before = samples.filter(([at]) => at < dueAt);
+    const during = samples.filter(([at]) => at >= ev.first && at <= ev.last);
+    const createStats = (xs) => ({ ...stats(xs.map(([, ms]) => ms)), errors: xs.filter(([, , ok]) => !ok).length });
+    return {
+      scheduledRewards: SCHEDULED_COUNT,
+      sent: state.sent,
+      mailJobs: state.mail_jobs,
+      sentEvents: ev.n,
+      drainS: round((ev.last - ev.first) / 1000, 2),
+      firstSendAfterDueS: round((ev.first - dueAt) / 1000, 2),
+      dueToAllSentS: drainedAt === null ? null : round((drainedAt - dueAt) / 1000, 1),
+      sentPerS: round(ev.n / ((ev.last - ev.first) / 1000 || 1), 0),
+      sendRate: rate,
+      createsBefore: createStats(before),
+      createsDuring: createStats(during),
+      p50: stats(during.map(([, ms]) => ms)).p50,
+      p99: stats(during.map(([, ms]) => ms)).p99,
+      p99Before: stats(before.map(([, ms]) => ms)).p99,
+    };
+  });
+  results.invariants.push(await invariants(db, 'after the scheduled drain', [accountId]));
+}
+
+module.exports = { scheduledPhase, SCHEDULED_COUNT };
