@@ -57,6 +57,18 @@ const DATA_SCHEMAS: Record<string, Json> = {
       reason: { type: 'string', maxLength: 200, description: 'The server’s reply (its code and text), or what went wrong when there was none; up to 200 characters.' },
     },
   },
+  WebhookRewardRemindedData: {
+    type: 'object',
+    description:
+      'A reminder e-mail went to the recipient of a reward with value left (`PUT /v1/account/reminder-settings`), with the reward’s ' +
+      'one link: `after_days` some days after delivery, `before_expiry` some days before `expiresAt`. Each at most once per reward.',
+    required: ['id', 'status', 'valueCents', 'remainingValueCents', 'currency', 'fx', 'externalId', 'reminder'],
+    additionalProperties: false,
+    properties: {
+      ...REWARD_DATA_PROPERTIES,
+      reminder: { type: 'string', enum: ['after_days', 'before_expiry'], description: 'Which reminder it was.' },
+    },
+  },
   WebhookCardData: {
     type: 'object',
     required: ['rewardId', 'card'],
@@ -142,6 +154,7 @@ const DATA_SCHEMAS: Record<string, Json> = {
 
 function dataSchemaOf(type: string): string {
   if (type === 'reward.delivery_failed') return 'WebhookRewardDeliveryFailedData';
+  if (type === 'reward.reminded') return 'WebhookRewardRemindedData';
   if (type.startsWith('reward.')) return 'WebhookRewardData';
   if (type.startsWith('card.')) return 'WebhookCardData';
   if (type === 'wallet.credited') return 'WebhookWalletCreditedData';

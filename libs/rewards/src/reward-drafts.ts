@@ -107,6 +107,11 @@ export class RewardDrafts {
         approvalDecidedById: null,
         approvalDecidedByLabel: null,
         approvalDecidedAt: null,
+        // The reminder sweep looks at it once (docs/delivery.md, Reminders), unless the send opted out.
+        reminders: dto.reminders !== false,
+        remindAt: dto.reminders === false ? null : now,
+        remindedAfterDays: [],
+        remindedBeforeExpiry: false,
       } satisfies Omit<RewardEntity, 'seq'>);
       const cards = item ? [pendingCard(reward, item, dto.valueCents, now, pending)] : [];
       const events = (pending ? (['reward.created', 'reward.approval_required'] as const) : (['reward.created', 'reward.sent'] as const)).map((type) =>

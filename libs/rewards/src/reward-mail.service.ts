@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, bigintCents, Clock, queryRows } from '@app/core';
 import { Mailer, OutgoingMail, renderRewardEmail } from '@app/mail';
-import { RewardEntity } from './entities/reward.entity';
+import { REMINDABLE_STATUSES, RewardEntity } from './entities/reward.entity';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { LeasedMail, MailLease } from './lifecycle/mail-lease';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
@@ -35,7 +35,7 @@ export class RewardMailService {
   }
 
   private async deliver(mail: LeasedMail, finalAttempt: boolean): Promise<'sent' | 'retrying' | 'failed'> {
-    let outgoing: OutgoingMail;
+    let outgoing: OutgoingMail | null;
     try {
       outgoing = await this.compose(mail);
     } catch (error) {
@@ -44,6 +44,11 @@ export class RewardMailService {
       const reason = String((error as Error).message);
       await (finalAttempt ? this.mailJobs.markFailed(mail, reason) : this.lease.release(mail, reason));
       throw error;
+    }
+    if (outgoing === null) {
+      // A reminder of a reward redeemed, cancelled or expired since it was planned: not sent (docs/delivery.md, Reminders).
+      await this.mailJobs.markFailed(mail, 'the reward was used up, cancelled or expired before its reminder went out');
+      return 'failed';
     }
     try {
       await this.mailer.send(outgoing);
@@ -73,8 +78,11 @@ export class RewardMailService {
     return 'retrying';
   }
 
-  private async compose(mail: LeasedMail): Promise<OutgoingMail> {
-    const row = await this.readForMail(mail.rewardId);
+  /** The e-mail to send; null for a reminder whose reward has nothing left to remind of. */
+  private async compose(mail: LeasedMail): Promise<OutgoingMail | null> {
+    const row = await this.readForMail(mail.rewardId, mail.id);
+    const reminder = row.kind === 'reminder';
+    if (reminder && !remindable(row, this.clock.now())) return null;
     const token = await this.lifecycle.redemptionToken({ id: row.id, accountId: row.account_id }, row.token_sealed);
     const senderName = row.sender_name ?? row.account_name;
     const email = renderRewardEmail({
@@ -90,6 +98,7 @@ export class RewardMailService {
       link: redemptionUrl(this.config.publicBaseUrl, token),
       expiresAt: row.expires_at,
       language: row.recipient_language,
+      reminder,
     });
     return { fromName: senderName, to: row.recipient_email, reference: `${row.id}-${mail.id}`, ...email };
   }
@@ -99,25 +108,36 @@ export class RewardMailService {
    * (none for a reward sent before rewards kept one: redemptionToken then makes it). One statement
    * instead of three entity lookups, each of which built a TypeORM query on the worker thread.
    */
-  private async readForMail(rewardId: string): Promise<MailRow> {
+  private async readForMail(rewardId: string, mailJobId: string): Promise<MailRow> {
     const [row] = await queryRows<MailRow>(
       this.dataSource.manager,
       `SELECT r.id, r.account_id, r.type, r.face_value_cents, r.currency, r.recipient_email, r.recipient_first_name,
-              r.recipient_language, r.message, r.brand_name, r.expires_at,
+              r.recipient_language, r.message, r.brand_name, r.expires_at, r.status, r.remaining_value_cents,
+              (SELECT kind FROM mail_jobs WHERE id = $2) AS kind,
               a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed
          FROM rewards r
          JOIN accounts a ON a.id = r.account_id
          LEFT JOIN redemption_links l ON l.reward_id = r.id AND l.token_sealed IS NOT NULL
         WHERE r.id = $1`,
-      [rewardId],
+      [rewardId, mailJobId],
     );
     if (!row) throw new Error(`reward ${rewardId} of the e-mail job not found`);
     return row;
   }
 }
 
+/** A reminder goes out only while the reward still has value left to use (docs/delivery.md, Reminders). */
+function remindable(row: MailRow, now: Date): boolean {
+  const valueLeft = row.type === 'FIXED' || Number(row.remaining_value_cents) > 0;
+  const expired = row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
+  return REMINDABLE_STATUSES.includes(row.status) && valueLeft && !expired;
+}
+
 interface MailRow {
   id: string;
+  kind: 'reward' | 'resend' | 'reminder' | null;
+  status: RewardEntity['status'];
+  remaining_value_cents: string;
   account_id: string;
   type: RewardEntity['type'];
   face_value_cents: string;

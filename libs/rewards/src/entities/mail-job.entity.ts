@@ -13,7 +13,8 @@ export class MailJobEntity {
   rewardId: string;
 
   @Column('text')
-  kind: 'reward' | 'resend';
+  /** `reminder`: a reminder of a reward not used up (docs/delivery.md, Reminders). */
+  kind: 'reward' | 'resend' | 'reminder';
 
   @Column('text')
   status: 'PENDING' | 'SENT' | 'FAILED';
