@@ -1674,9 +1674,8 @@ export interface components {
             /**
              * @description `false`: this reward gets no reminder e-mails, whatever the account's reminder settings
              *     (`PUT /v1/account/reminder-settings`). Default `true`.
-             * @default true
              */
-            reminders: boolean;
+            reminders?: boolean;
             recipient: components["schemas"]["RecipientDto"];
             /** @description Catalog item (required for FIXED, refused for CHOICE). */
             utid?: string;

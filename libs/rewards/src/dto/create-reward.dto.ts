@@ -153,7 +153,7 @@ export class CreateRewardDto {
    * `false`: this reward gets no reminder e-mails, whatever the account's reminder settings
    * (`PUT /v1/account/reminder-settings`). Default `true`.
    */
-  @ApiPropertyOptional({ type: Boolean, default: true })
+  @ApiPropertyOptional({ type: Boolean })
   @IsOptional()
   @IsBoolean()
   reminders?: boolean;
