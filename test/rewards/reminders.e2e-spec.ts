@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
+import { Sweepers } from '@app/core';
 import { RewardBackgroundJobs, RewardLifecycle } from '@app/rewards';
+import { RewardMailService } from '../../libs/rewards/src/reward-mail.service';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { connect, registerApp } from '../support/oauth';
 import { eventually } from '../support/processes';
@@ -197,6 +199,23 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
       expect(await mailJobs(id)).toEqual([]);
       expect((await dataSource.query(`SELECT remind_at FROM rewards WHERE id = $1`, [id]))[0].remind_at).toBeNull();
     }
+  });
+
+  it('a reminder still queued when its reward is cancelled is not sent', async () => {
+    const to = recipient();
+    const sent = await send(choiceReward(1_000, { recipient: to }));
+    await smtp.waitFor((mail) => mail.to.includes(to.email));
+    // As the sweep writes it; the cancel comes before a worker takes the job.
+    await dataSource.query(`INSERT INTO mail_jobs (id, reward_id, kind, status) VALUES ('mail_reminder_late', $1, 'reminder', 'PENDING')`, [sent.reward.id]);
+    expect((await api().post(`/v1/rewards/${sent.reward.id}/cancel`)).status).toBe(200);
+    expect(await worker.app.get(RewardMailService).send('mail_reminder_late', false)).toBe('failed');
+    expect(await mailJobs(sent.reward.id)).toEqual([{ kind: 'reminder', status: 'FAILED' }]);
+    expect(remindersTo(to.email)).toEqual([]);
+    expect((await reward(sent.reward.id)).emailStatus).toBe('DELIVERED');
+  });
+
+  it('the sweep is registered on the worker’s Sweepers as reward-reminders', () => {
+    expect(worker.app.get(Sweepers).names()).toContain('reward-reminders');
   });
 
   it('a reward past expiresAt gets no reminder even before the expiry sweep has run', async () => {

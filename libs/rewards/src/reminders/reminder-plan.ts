@@ -64,6 +64,6 @@ export function planReminder(reward: ReminderCandidate, now: Date, unitMs: numbe
     send: due.length ? due[due.length - 1].kind : null,
     afterDaysDone: due.filter((reminder) => reminder.kind === 'after_days').map((reminder) => reminder.days!),
     beforeExpiryDone: due.some((reminder) => reminder.kind === 'before_expiry'),
-    next: later.length ? new Date(Math.min(...later)) : null,
+    next: later.length ? new Date(later.reduce((soonest, at) => (at < soonest ? at : soonest))) : null,
   };
 }
