@@ -204,7 +204,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
   it('a reminder still queued when its reward is cancelled is not sent', async () => {
     const to = recipient();
     const sent = await send(choiceReward(1_000, { recipient: to }));
-    await smtp.waitFor((mail) => mail.to.includes(to.email));
+    await eventually(async () => (await reward(sent.reward.id)).emailStatus === 'DELIVERED');
     // As the sweep writes it; the cancel comes before a worker takes the job.
     await dataSource.query(`INSERT INTO mail_jobs (id, reward_id, kind, status) VALUES ('mail_reminder_late', $1, 'reminder', 'PENDING')`, [sent.reward.id]);
     expect((await api().post(`/v1/rewards/${sent.reward.id}/cancel`)).status).toBe(200);
