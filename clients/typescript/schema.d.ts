@@ -496,6 +496,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/reminder-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** When reward reminder e-mails are sent */
+        get: operations["getReminderSettings"];
+        /**
+         * Replace the reward reminder settings
+         * @description A reward with value left whose status is `SENT`, `OPENED` or `PARTIALLY_REDEEMED` gets a reminder e-mail (its one link, the account’s branding, a subject saying it is a reminder, in the recipient’s language) each `afterDays` days after its delivery and `beforeExpiryDays` days before its `expiresAt`, each once, never once it is redeemed, cancelled or expired. Each adds timeline and webhook event `reward.reminded`. A send with `reminders: false` gets none. Reminders that fell due before the change are not sent. Needs an API key with `write`; OAuth tokens cannot change it (403).
+         */
+        put: operations["updateReminderSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reports": {
         parameters: {
             query?: never;
@@ -1694,6 +1715,11 @@ export interface components {
              * @description Schedules the send: the reward is created and its value held now, it stays `CREATED` (`emailStatus` `SCHEDULED`) and the e-mail goes out (and a FIXED reward's card is ordered) at this time. At least 60 seconds and at most 365 days ahead; `expiresAt`, when given, must be later. An RFC 3339 date-time with its offset. Omit to send at once.
              */
             deliverAt?: string;
+            /**
+             * @description `false`: this reward gets no reminder e-mails, whatever the account's reminder settings
+             *     (`PUT /v1/account/reminder-settings`). Default `true`.
+             */
+            reminders?: boolean;
             recipient: components["schemas"]["RecipientDto"];
             /** @description Catalog item (required for FIXED, refused for CHOICE). */
             utid?: string;
@@ -1799,6 +1825,29 @@ export interface components {
         UpdateApprovalSettingsDto: {
             approvalSettings: components["schemas"]["ApprovalSettingsDto"];
         };
+        ReminderSettingsDto: {
+            /**
+             * @description Reminder e-mails this many days after a reward's delivery, while it has value left: 0 to 3
+             *     values, each 1 to 90, in ascending order. `[]`: none.
+             * @example [
+             *       3,
+             *       10
+             *     ]
+             */
+            afterDays: number[];
+            /**
+             * Format: int32
+             * @description A reminder e-mail this many days before a reward's `expiresAt` (1 to 30), while it has value left. `null`: none.
+             * @example 3
+             */
+            beforeExpiryDays: number | null;
+        };
+        ReminderSettingsResponseDto: {
+            reminderSettings: components["schemas"]["ReminderSettingsDto"];
+        };
+        UpdateReminderSettingsDto: {
+            reminderSettings: components["schemas"]["ReminderSettingsDto"];
+        };
         ReportFiltersDto: {
             /**
              * @description `rewards`, `cards`: the reward status.
@@ -1891,7 +1940,7 @@ export interface components {
              */
             url: string;
             /** @description Event names to receive; an empty array subscribes to every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "reward.reminded" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
             /** @description A note for your own reference. */
             description?: string;
         };
@@ -1900,7 +1949,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description Subscribed event names; empty means every event. */
-            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
+            events: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "reward.reminded" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
             /** @description Set when the service paused the endpoint itself (its receiver answered 410 Gone); null otherwise. */
             pausedReason: string | null;
             /**
@@ -1937,7 +1986,7 @@ export interface components {
              */
             url?: string;
             /** @description Replaces the subscription; an empty array subscribes to every event. */
-            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
+            events?: ("reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "reward.reminded" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed")[];
             /** @description A note for your own reference; null clears it. */
             description?: string | null;
             /** @description `false` pauses the endpoint: it receives nothing, and deliveries already pending wait. `true` resumes them. */
@@ -2061,7 +2110,7 @@ export interface components {
              * @example wallet.credited
              * @enum {string}
              */
-            type: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
+            type: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "reward.reminded" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
             /** Format: date-time */
             createdAt: string;
             /**
@@ -2258,6 +2307,48 @@ export interface components {
             channel: "email" | "sms";
             /** @description The server’s or the SMS provider’s reply (its code and text), or what went wrong when there was none; up to 200 characters. */
             reason: string;
+        };
+        /** @description A reminder e-mail went to the recipient of a reward with value left (`PUT /v1/account/reminder-settings`), with the reward’s one link: `after_days` some days after delivery, `before_expiry` some days before `expiresAt`. Each at most once per reward. */
+        WebhookRewardRemindedData: {
+            id: string;
+            /** @enum {string} */
+            status: "CREATED" | "SENT" | "OPENED" | "PARTIALLY_REDEEMED" | "REDEEMED" | "EXPIRED" | "CANCELED";
+            /**
+             * Format: int64
+             * @description Face value of the reward, in cents of `currency`.
+             */
+            valueCents: number;
+            /**
+             * Format: int64
+             * @description Value not yet turned into cards, in cents of `currency`.
+             */
+            remainingValueCents: number;
+            /** @description The reward’s currency: the wallet its value is held in and returns to. */
+            currency: string;
+            /** @description Set when the send converted the value from another wallet (`fundingCurrency`), as on the reward; otherwise null. */
+            fx: {
+                /**
+                 * @description The wallet the value was converted from.
+                 * @example USD
+                 */
+                fundingCurrency: string;
+                /**
+                 * @description Units of the reward's currency per one unit of `fundingCurrency`, as applied (markup included, 8 decimals at most).
+                 * @example 0.92
+                 */
+                rate: number;
+                /**
+                 * Format: int64
+                 * @description What the send took from the `fundingCurrency` wallet, in its cents: `ceil(valueCents / rate)`.
+                 */
+                fundedCents: number;
+            } | null;
+            externalId: string | null;
+            /**
+             * @description Which reminder it was.
+             * @enum {string}
+             */
+            reminder: "after_days" | "before_expiry";
         };
         WebhookCardData: {
             rewardId: string;
@@ -2463,6 +2554,22 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["WebhookRewardDeliveryFailedData"];
         };
+        /** @description The `reward.reminded` event. */
+        RewardRemindedEvent: {
+            /** @description Event id; the same in every delivery of this event. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reward.reminded";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            createdAt: string;
+            data: components["schemas"]["WebhookRewardRemindedData"];
+        };
         /** @description The `card.issued` event. */
         CardIssuedEvent: {
             /** @description Event id; the same in every delivery of this event. */
@@ -2576,7 +2683,7 @@ export interface components {
             data: components["schemas"]["WebhookPingData"];
         };
         /** @description What the service POSTs to a webhook endpoint: one event, signed. */
-        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["RewardApprovalRequiredEvent"] | components["schemas"]["RewardDeliveryFailedEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["CatalogUpdatedEvent"] | components["schemas"]["ReportCompletedEvent"] | components["schemas"]["PingEvent"];
+        WebhookEvent: components["schemas"]["RewardCreatedEvent"] | components["schemas"]["RewardSentEvent"] | components["schemas"]["RewardOpenedEvent"] | components["schemas"]["RewardPartiallyRedeemedEvent"] | components["schemas"]["RewardRedeemedEvent"] | components["schemas"]["RewardExpiredEvent"] | components["schemas"]["RewardCanceledEvent"] | components["schemas"]["RewardApprovalRequiredEvent"] | components["schemas"]["RewardDeliveryFailedEvent"] | components["schemas"]["RewardRemindedEvent"] | components["schemas"]["CardIssuedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WalletLowBalanceEvent"] | components["schemas"]["CatalogUpdatedEvent"] | components["schemas"]["ReportCompletedEvent"] | components["schemas"]["PingEvent"];
         /** @description An idempotent replay of the first response (`Idempotent-Replayed: true`; it has `reward` and `redemptionUrl`), or the answer of a dry run (`dry_run=true`): `reward` as it would be created, without ids, with `fx` when it would be converted; nothing is held, stored or sent, and no `Idempotency-Key` is consumed. */
         CreateReward200Response: components["schemas"]["CreateRewardResponseDto"] | {
             reward: components["schemas"]["DryRunRewardDto"];
@@ -6571,6 +6678,248 @@ export interface operations {
             };
         };
     };
+    getReminderSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReminderSettingsResponseDto"];
+                };
+            };
+            /** @description Input no field accepts: a NUL character (U+0000) in the path, the query or the body, or a JSON body nested too deep. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateReminderSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateReminderSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReminderSettingsResponseDto"];
+                };
+            };
+            /** @description Malformed request; `issues` names each invalid field. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or revoked credential. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The credential lacks the required scope. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`. */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure: `error: internal` with a `requestId` that finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Briefly unavailable (PostgreSQL unreachable, or something the request needs is busy): `error: internal`; retry after `Retry-After` seconds, with the same `Idempotency-Key` where the operation takes one. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Any other failure. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     listReports: {
         parameters: {
             query?: {
@@ -8640,7 +8989,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this type. */
-                type?: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
+                type?: "reward.created" | "reward.sent" | "reward.opened" | "reward.partially_redeemed" | "reward.redeemed" | "reward.expired" | "reward.canceled" | "reward.approval_required" | "reward.delivery_failed" | "reward.reminded" | "card.issued" | "card.failed" | "wallet.credited" | "wallet.low_balance" | "catalog.updated" | "report.completed";
                 /** @description Only items created at or after this instant (ISO 8601). Default with `created_lt`: 366 days before it. */
                 created_gte?: string;
                 /** @description Only items created before this instant (ISO 8601). Default with `created_gte`: now. At most 366 days after `created_gte`. */

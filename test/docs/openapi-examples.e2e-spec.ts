@@ -28,6 +28,8 @@ const ORDER = [
   'updateBranding',
   'getAlertSettings',
   'updateAlertSettings',
+  'getReminderSettings',
+  'updateReminderSettings',
   'getAccountOverview',
   'getAccountOverviewDaily',
   'createTopup',

@@ -28,6 +28,8 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'PUT /v1/account/alert-settings': 'account:write',
   'GET /v1/account/approval-settings': 'account:read',
   'PUT /v1/account/approval-settings': 'account:write',
+  'GET /v1/account/reminder-settings': 'account:read',
+  'PUT /v1/account/reminder-settings': 'account:write',
   'GET /v1/account/catalog-rules': 'account:read',
   'PUT /v1/account/catalog-rules': 'account:write',
   // Dashboard-only: a scope no API key or OAuth token can hold.

@@ -443,11 +443,16 @@ CREATE TABLE public.accounts (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     approval_threshold_cents bigint,
+    reminder_after_days smallint[] DEFAULT '{}'::smallint[] NOT NULL,
+    reminder_before_expiry_days smallint,
+    reminder_settings_at timestamp with time zone,
     CONSTRAINT accounts_approval_threshold_cents_check CHECK (((approval_threshold_cents >= 1) AND (approval_threshold_cents <= 100000000))),
     CONSTRAINT accounts_brand_color_check CHECK ((brand_color ~ '^#[0-9A-Fa-f]{6}$'::text)),
     CONSTRAINT accounts_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
     CONSTRAINT accounts_logo_url_check CHECK ((logo_url ~ '^https://'::text)),
     CONSTRAINT accounts_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 100))),
+    CONSTRAINT accounts_reminder_after_days_check CHECK (((cardinality(reminder_after_days) <= 3) AND (1 <= ALL (reminder_after_days)) AND (90 >= ALL (reminder_after_days)))),
+    CONSTRAINT accounts_reminder_before_expiry_days_check CHECK (((reminder_before_expiry_days >= 1) AND (reminder_before_expiry_days <= 30))),
     CONSTRAINT accounts_sender_name_check CHECK ((char_length(sender_name) <= 100))
 );
 
@@ -804,7 +809,7 @@ CREATE TABLE public.mail_jobs (
     next_attempt_at timestamp with time zone,
     channel text DEFAULT 'email'::text NOT NULL,
     CONSTRAINT mail_jobs_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'sms'::text]))),
-    CONSTRAINT mail_jobs_kind_check CHECK ((kind = ANY (ARRAY['reward'::text, 'resend'::text]))),
+    CONSTRAINT mail_jobs_kind_check CHECK ((kind = ANY (ARRAY['reward'::text, 'resend'::text, 'reminder'::text]))),
     CONSTRAINT mail_jobs_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'SENT'::text, 'FAILED'::text])))
 );
 
@@ -1112,6 +1117,10 @@ CREATE TABLE public.rewards (
     recipient_language text,
     email_status text DEFAULT 'QUEUED'::text NOT NULL,
     deliver_at timestamp with time zone,
+    reminders boolean DEFAULT true NOT NULL,
+    remind_at timestamp with time zone,
+    reminded_after_days smallint[] DEFAULT '{}'::smallint[] NOT NULL,
+    reminded_before_expiry boolean DEFAULT false NOT NULL,
     recipient_phone text,
     sms_status text,
     CONSTRAINT rewards_approval_status_check CHECK ((approval_status = ANY (ARRAY['PENDING'::text, 'APPROVED'::text, 'REJECTED'::text]))),
@@ -2045,6 +2054,13 @@ CREATE INDEX rewards_expiry_due_idx ON public.rewards USING btree (expires_at) W
 --
 
 CREATE INDEX rewards_key_limit_idx ON public.rewards USING btree (created_by_id, created_at) INCLUDE (limit_value_cents) WHERE (limit_value_cents IS NOT NULL);
+
+
+--
+-- Name: rewards_remind_at_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_remind_at_idx ON public.rewards USING btree (remind_at) WHERE (remind_at IS NOT NULL);
 
 
 --

@@ -63,6 +63,18 @@ const DATA_SCHEMAS: Record<string, Json> = {
       },
     },
   },
+  WebhookRewardRemindedData: {
+    type: 'object',
+    description:
+      'A reminder e-mail went to the recipient of a reward with value left (`PUT /v1/account/reminder-settings`), with the reward’s ' +
+      'one link: `after_days` some days after delivery, `before_expiry` some days before `expiresAt`. Each at most once per reward.',
+    required: ['id', 'status', 'valueCents', 'remainingValueCents', 'currency', 'fx', 'externalId', 'reminder'],
+    additionalProperties: false,
+    properties: {
+      ...REWARD_DATA_PROPERTIES,
+      reminder: { type: 'string', enum: ['after_days', 'before_expiry'], description: 'Which reminder it was.' },
+    },
+  },
   WebhookCardData: {
     type: 'object',
     required: ['rewardId', 'card'],
@@ -148,6 +160,7 @@ const DATA_SCHEMAS: Record<string, Json> = {
 
 function dataSchemaOf(type: string): string {
   if (type === 'reward.delivery_failed') return 'WebhookRewardDeliveryFailedData';
+  if (type === 'reward.reminded') return 'WebhookRewardRemindedData';
   if (type.startsWith('reward.')) return 'WebhookRewardData';
   if (type.startsWith('card.')) return 'WebhookCardData';
   if (type === 'wallet.credited') return 'WebhookWalletCreditedData';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { AuditLog, AuditOrigin } from '@app/audit';
 import { NotFoundError } from '@app/core';
 import { AccountEntity } from './entities/account.entity';
@@ -69,4 +69,42 @@ export class AccountService {
       });
     });
   }
+
+  /** The account's reward reminder settings (docs/delivery.md, Reminders). */
+  async reminderSettings(accountId: string): Promise<ReminderSettings> {
+    const account = await this.get(accountId);
+    return { afterDays: account.reminderAfterDays.map(Number), beforeExpiryDays: account.reminderBeforeExpiryDays ?? null };
+  }
+
+  /**
+   * Replaces the reminder settings in the caller's transaction (the rewards lib re-arms the account's
+   * open rewards in the same one), audited (`reminder_settings.updated`, before and after). `now` is
+   * the service's clock: reminders that fell due before it are not sent.
+   */
+  async setReminderSettings(manager: EntityManager, accountId: string, settings: ReminderSettings, now: Date, origin: AuditOrigin): Promise<void> {
+    // Locked first: concurrent changes take turns, so each entry's "before" is the one it replaced.
+    const before = await manager.findOneOrFail(AccountEntity, { where: { id: accountId }, lock: { mode: 'pessimistic_write' } });
+    await manager.update(
+      AccountEntity,
+      { id: accountId },
+      { reminderAfterDays: settings.afterDays, reminderBeforeExpiryDays: settings.beforeExpiryDays, reminderSettingsAt: now },
+    );
+    await this.audit.record(manager, {
+      accountId,
+      origin,
+      action: 'reminder_settings.updated',
+      targetType: 'account',
+      targetId: accountId,
+      metadata: {
+        before: { afterDays: before.reminderAfterDays.map(Number), beforeExpiryDays: before.reminderBeforeExpiryDays ?? null },
+        after: settings,
+      },
+    });
+  }
+}
+
+/** An account's reward reminders: days after delivery (ascending, up to 3) and days before expiry. */
+export interface ReminderSettings {
+  afterDays: number[];
+  beforeExpiryDays: number | null;
 }

@@ -3,6 +3,7 @@
 // Table ownership).
 export { AccountModule } from './account.module';
 export { AccountService } from './account.service';
+export type { ReminderSettings } from './account.service';
 export { ApiKeyService, heldScopes } from './api-key.service';
 export type { StoredApiKey } from './api-key.service';
 export { MerchantService } from './merchant.service';

@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = [
   'approval.decided',
   'approval_settings.updated',
   'reward.recipient_corrected',
+  'reminder_settings.updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -16,6 +16,8 @@ export interface RewardEmailInput {
   expiresAt: Date | null;
   /** The recipient's language (docs/recipient-language.md); English when null. */
   language: string | null;
+  /** A reminder of a reward not used up (docs/delivery.md, Reminders): its subject says so, and a line above the rest. */
+  reminder?: boolean;
 }
 
 const DEFAULT_COLOR = '#1A73E8';
@@ -39,7 +41,10 @@ export function renderRewardEmail(input: RewardEmailInput): { subject: string; h
   const color = input.brandColor ?? DEFAULT_COLOR;
   const fixed = input.type === 'FIXED' && input.brandName !== null;
   const params = { sender: input.senderName, value, brand: input.brandName ?? '' };
-  const subject = texts.t('email', fixed ? 'subjectFixed' : 'subjectChoice', params);
+  const subject = input.reminder
+    ? texts.t('email', fixed ? 'reminderSubjectFixed' : 'reminderSubjectChoice', params)
+    : texts.t('email', fixed ? 'subjectFixed' : 'subjectChoice', params);
+  const intro = input.reminder ? texts.t('email', 'reminderIntro') : '';
   const sent = texts.t('email', fixed ? 'sentFixed' : 'sentChoice', params);
   const greeting = texts.t('email', 'greeting', { name: input.recipientFirstName });
   const action = texts.t('email', input.type === 'FIXED' ? 'actionFixed' : 'actionChoice');
@@ -49,6 +54,7 @@ export function renderRewardEmail(input: RewardEmailInput): { subject: string; h
   const text = [
     greeting,
     '',
+    ...(intro ? [intro, ''] : []),
     sent,
     ...(input.message ? ['', input.message] : []),
     '',
@@ -68,6 +74,7 @@ ${input.logoUrl ? html`<img src="${input.logoUrl}" alt="" height="40" style="dis
 ${input.senderName}</td></tr>
 <tr><td style="padding:24px">
 <p style="font-size:16px;margin:0 0 16px">${greeting}</p>
+${intro ? html`<p style="font-size:16px;margin:0 0 16px;font-weight:bold">${intro}</p>` : ''}
 <p style="font-size:16px;margin:0 0 16px">${sent}</p>
 ${input.message ? html`<blockquote style="margin:0 0 16px;padding:12px 16px;border-left:4px solid ${color};background:#f8f9fb;font-size:15px;white-space:pre-line">${input.message}</blockquote>` : ''}
 <p style="font-size:28px;font-weight:bold;margin:8px 0 24px">${value}</p>

@@ -5,12 +5,16 @@ import { MailLease } from './lifecycle/mail-lease';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { RewardRepository } from './lifecycle/reward.repository';
 import { RewardJobs } from './reward-jobs';
+import { RewardReminders } from './reminders/reward-reminders.service';
 
 export const REWARD_EXPIRY_SWEEP = 'reward-expiry';
 export const REWARD_JOB_SWEEP = 'reward-job-sweeper';
 export const APPROVAL_EXPIRY_SWEEP = 'approval-expiry';
 /** Delivers scheduled sends whose time has come (docs/delivery.md, Scheduled sends). */
 export const SCHEDULED_DELIVERY_SWEEP = 'scheduled-delivery';
+export const REWARD_REMINDER_SWEEP = 'reward-reminders';
+/** How often the reminder sweep looks for reminders due (a reminder is late by at most this). */
+const REMINDER_SWEEP_EVERY_MS = 60_000;
 const SWEEP_EVERY_MS = 5_000;
 /** Work older than this with no job is assumed orphaned (the process died before enqueueing). */
 const ORPHAN_AFTER = '30 seconds';
@@ -19,7 +23,7 @@ const SWEEP_LIMIT = 1000;
 
 /**
  * The sweeps of the rewards domain (worker side only), registered with the worker's `Sweepers`
- * (docs/operations.md, Background work): expiry, and the sweeper that enqueues card issuances and
+ * (docs/operations.md, Background work): expiry, reminders, and the sweeper that enqueues card issuances and
  * e-mails whose jobs were never enqueued, were lost with a Redis failure, or whose worker died.
  */
 @Injectable()
@@ -30,6 +34,7 @@ export class RewardBackgroundJobs implements OnModuleInit {
     private readonly mailJobs: MailJobRepository,
     private readonly mailLease: MailLease,
     private readonly jobs: RewardJobs,
+    private readonly reminders: RewardReminders,
     private readonly sweepers: Sweepers,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -40,7 +45,17 @@ export class RewardBackgroundJobs implements OnModuleInit {
     this.sweepers.register({ name: SCHEDULED_DELIVERY_SWEEP, everyMs: this.config.expirySweepIntervalMs, run: () => this.deliverDue() });
     this.sweepers.register({ name: REWARD_EXPIRY_SWEEP, everyMs: this.config.expirySweepIntervalMs, run: () => this.expireDue() });
     this.sweepers.register({ name: REWARD_JOB_SWEEP, everyMs: SWEEP_EVERY_MS, run: () => this.enqueueOrphans() });
+    this.sweepers.register({
+      name: REWARD_REMINDER_SWEEP,
+      everyMs: Math.min(REMINDER_SWEEP_EVERY_MS, this.config.reminderUnitMs),
+      run: () => this.sendDueReminders(),
+    });
     this.sweepers.register({ name: APPROVAL_EXPIRY_SWEEP, everyMs: this.config.expirySweepIntervalMs, run: () => this.rejectStaleApprovals() });
+  }
+
+  /** E-mails the reward reminders due (docs/delivery.md, Reminders); several workers may run it at once. */
+  sendDueReminders(batchSize?: number): Promise<number> {
+    return this.reminders.sendDue(batchSize);
   }
 
   /** Rejects sends left undecided for 30 days (docs/controls.md, Approvals). */

@@ -116,6 +116,11 @@ export class RewardDrafts {
         approvalDecidedById: null,
         approvalDecidedByLabel: null,
         approvalDecidedAt: null,
+        // The reminder sweep looks at it once (docs/delivery.md, Reminders), unless the send opted out.
+        reminders: dto.reminders !== false,
+        remindAt: dto.reminders === false ? null : now,
+        remindedAfterDays: [],
+        remindedBeforeExpiry: false,
       } satisfies Omit<RewardEntity, 'seq'>);
       const cards = item ? [pendingCard(reward, item, dto.valueCents, now, waiting)] : [];
       const types = pending ? (['reward.created', 'reward.approval_required'] as const) : waiting ? (['reward.created'] as const) : (['reward.created', 'reward.sent'] as const);

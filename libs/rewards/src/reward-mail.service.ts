@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, bigintCents, Clock, queryRows } from '@app/core';
 import { Mailer, OutgoingMail, OutgoingSms, renderRewardEmail, renderRewardSms, SmsRefusal, SmsSender } from '@app/mail';
-import { RewardEntity } from './entities/reward.entity';
+import { REMINDABLE_STATUSES, RewardEntity } from './entities/reward.entity';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { LeasedMail, MailLease } from './lifecycle/mail-lease';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
@@ -37,7 +37,7 @@ export class RewardMailService {
   }
 
   private async deliver(mail: LeasedMail, finalAttempt: boolean): Promise<'sent' | 'retrying' | 'failed'> {
-    let outgoing: OutgoingMail | OutgoingSms;
+    let outgoing: OutgoingMail | OutgoingSms | null;
     try {
       outgoing = await this.compose(mail);
     } catch (error) {
@@ -46,6 +46,11 @@ export class RewardMailService {
       const reason = String((error as Error).message);
       await (finalAttempt ? this.mailJobs.markFailed(mail, reason) : this.lease.release(mail, reason));
       throw error;
+    }
+    if (outgoing === null) {
+      // A reminder of a reward redeemed, cancelled or expired since it was planned: not sent (docs/delivery.md, Reminders).
+      await this.mailJobs.markFailed(mail, 'the reward was used up, cancelled or expired before its reminder went out');
+      return 'failed';
     }
     if (!('subject' in outgoing)) return this.text(mail, outgoing);
     try {
@@ -105,8 +110,11 @@ export class RewardMailService {
     return this.config.emailRetryBaseMs * 2 ** (job.attempt - 1);
   }
 
-  private async compose(mail: LeasedMail): Promise<OutgoingMail | OutgoingSms> {
+  /** The e-mail or text to send; null for a reminder whose reward has nothing left to remind of. */
+  private async compose(mail: LeasedMail): Promise<OutgoingMail | OutgoingSms | null> {
     const row = await this.readForMail(mail.rewardId, mail.id);
+    const reminder = row.kind === 'reminder';
+    if (reminder && !remindable(row, this.clock.now())) return null;
     const token = await this.lifecycle.redemptionToken({ id: row.id, accountId: row.account_id }, row.token_sealed);
     const senderName = row.sender_name ?? row.account_name;
     if (row.channel === 'sms') {
@@ -135,6 +143,7 @@ export class RewardMailService {
       link: redemptionUrl(this.config.publicBaseUrl, token),
       expiresAt: row.expires_at,
       language: row.recipient_language,
+      reminder,
     });
     return { fromName: senderName, to: row.recipient_email, reference: `${row.id}-${mail.id}`, ...email };
   }
@@ -148,12 +157,13 @@ export class RewardMailService {
     const [row] = await queryRows<MailRow>(
       this.dataSource.manager,
       `SELECT r.id, r.account_id, r.type, r.face_value_cents, r.currency, r.recipient_email, r.recipient_first_name,
-              r.recipient_language, r.recipient_phone, r.message, r.brand_name, r.expires_at,
-              a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed,
-              (SELECT j.channel FROM mail_jobs j WHERE j.id = $2) AS channel
+              r.recipient_language, r.recipient_phone, r.message, r.brand_name, r.expires_at, r.status, r.remaining_value_cents,
+              j.kind, j.channel,
+              a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed
          FROM rewards r
          JOIN accounts a ON a.id = r.account_id
          LEFT JOIN redemption_links l ON l.reward_id = r.id AND l.token_sealed IS NOT NULL
+         LEFT JOIN mail_jobs j ON j.id = $2
         WHERE r.id = $1`,
       [rewardId, jobId],
     );
@@ -162,8 +172,18 @@ export class RewardMailService {
   }
 }
 
+/** A reminder goes out only while the reward still has value left to use (docs/delivery.md, Reminders). */
+function remindable(row: MailRow, now: Date): boolean {
+  const valueLeft = row.type === 'FIXED' || Number(row.remaining_value_cents) > 0;
+  const expired = row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
+  return REMINDABLE_STATUSES.includes(row.status) && valueLeft && !expired;
+}
+
 interface MailRow {
   id: string;
+  kind: 'reward' | 'resend' | 'reminder' | null;
+  status: RewardEntity['status'];
+  remaining_value_cents: string;
   account_id: string;
   type: RewardEntity['type'];
   face_value_cents: string;

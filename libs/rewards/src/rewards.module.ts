@@ -26,6 +26,8 @@ import { ApprovalSettingsController } from './approvals/approvals.controller';
 import { Approvals } from './approvals/approvals.service';
 import { RewardsService } from './rewards.service';
 import { RewardReports } from './reward-reports';
+import { ReminderSettingsController } from './reminders/reminder-settings.controller';
+import { RewardReminders } from './reminders/reward-reminders.service';
 
 /**
  * The API side of rewards: endpoints and sending. The jobs of what it commits go to RewardJobs,
@@ -40,7 +42,7 @@ import { RewardReports } from './reward-reports';
     AuditModule,
     AccountModule,
   ],
-  controllers: [RewardsController, ApprovalSettingsController],
+  controllers: [RewardsController, ApprovalSettingsController, ReminderSettingsController],
   providers: [
     RewardSender,
     RewardsService,
@@ -57,8 +59,9 @@ import { RewardReports } from './reward-reports';
     IssuanceLease,
     MailLease,
     RewardReports,
+    RewardReminders,
   ],
   // The leases and repositories are for the worker side (RewardsWorkerModule); libs/rewards' index does not export them.
-  exports: [Approvals, RewardsService, RewardReports, RewardLifecycle, RewardCatalog, IssuanceLease, MailLease, RewardRepository, MailJobRepository, WalletModule, CatalogModule],
+  exports: [Approvals, RewardsService, RewardReports, RewardReminders, RewardLifecycle, RewardCatalog, IssuanceLease, MailLease, RewardRepository, MailJobRepository, WalletModule, CatalogModule],
 })
 export class RewardsModule {}

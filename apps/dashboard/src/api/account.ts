@@ -51,3 +51,21 @@ export function useSaveAlertSettings() {
     onSuccess: (saved) => client.setQueryData(queryKeys.alertSettings(), saved),
   });
 }
+
+/** When recipients get reminder e-mails of rewards they have not used up (docs/delivery.md, Reminders). */
+export function useReminderSettings() {
+  return useQuery({
+    queryKey: queryKeys.reminderSettings(),
+    queryFn: async () => (await unwrap(await v1.GET('/v1/account/reminder-settings'))).reminderSettings,
+  });
+}
+
+/** Replaces the reminder settings. */
+export function useSaveReminderSettings() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (reminderSettings: { afterDays: number[]; beforeExpiryDays: number | null }) =>
+      (await unwrap(await v1.PUT('/v1/account/reminder-settings', { body: { reminderSettings } }))).reminderSettings,
+    onSuccess: (saved) => client.setQueryData(queryKeys.reminderSettings(), saved),
+  });
+}

@@ -32,6 +32,8 @@ export const queryKeys = {
   account: () => ['account'] as const,
   /** Low-balance thresholds per currency (docs/alerts.md). */
   alertSettings: () => ['alert-settings'] as const,
+  /** Reward reminder e-mails (docs/delivery.md, Reminders). */
+  reminderSettings: () => ['reminder-settings'] as const,
   overview: () => ['overview'] as const,
   /** Approvals (docs/controls.md): the threshold, the waiting sends and their count. */
   approvals: {

@@ -1,7 +1,8 @@
 import QRCode from 'qrcode';
 import { useEffect, useState, type FormEvent } from 'react';
-import { useAccount, useAlertSettings, useSaveAlertSettings, useUpdateBranding } from '../api/account';
+import { useAccount, useAlertSettings, useReminderSettings, useSaveAlertSettings, useSaveReminderSettings, useUpdateBranding } from '../api/account';
 import { useApprovalSettings, useSaveApprovalSettings } from '../api/approvals';
+import { ApiFailure } from '../api/http';
 import { useConnectedApps, useRevokeConnectedApp } from '../api/connected-apps';
 import { useChangePassword, useConfirmTotp, useDisableTotp, useStartTotp } from '../api/security';
 import { useFxRates } from '../api/fx';
@@ -24,6 +25,7 @@ export function SettingsPage() {
       <h1>Settings</h1>
       {mayBrand && <BrandingSection />}
       {mayBrand && <AlertsSection />}
+      {mayBrand && <RemindersSection />}
       {mayBrand && <ApprovalSection />}
       {mayDisconnect && <ConnectedAppsSection />}
       <PasswordSection />
@@ -135,6 +137,77 @@ function AlertsSection() {
           Save alerts
         </button>
         {save.isSuccess && !invalid && <span role="status">Alerts saved.</span>}
+      </form>
+    </section>
+  );
+}
+
+/**
+ * Reward reminders (docs/delivery.md, Reminders): up to three day counts after delivery, written as
+ * "3, 10", and one before expiry; empty fields: no reminders of that kind. The service checks the
+ * ranges and the order; its issues are shown beside the fields.
+ */
+function RemindersSection() {
+  const settings = useReminderSettings();
+  const save = useSaveReminderSettings();
+  const [draft, setDraft] = useState<{ afterDays: string; beforeExpiryDays: string } | null>(null);
+  const [invalid, setInvalid] = useState<string | null>(null);
+  useEffect(() => {
+    if (settings.data && !draft) {
+      setDraft({ afterDays: settings.data.afterDays.join(', '), beforeExpiryDays: settings.data.beforeExpiryDays?.toString() ?? '' });
+    }
+  }, [settings.data, draft]);
+  if (settings.isPending || !draft) return <StatusMessage kind="loading">Loading reminders…</StatusMessage>;
+  if (settings.isError) return <StatusMessage kind="error">{settings.error.message}</StatusMessage>;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parts = draft.afterDays.split(/[\s,]+/).filter(Boolean);
+    const before = draft.beforeExpiryDays.trim();
+    if (parts.some((part) => !/^\d+$/.test(part)) || (before && !/^\d+$/.test(before))) {
+      setInvalid('Enter whole numbers of days, such as 3, 10 after delivery and 2 before expiry, or leave a field empty.');
+      return;
+    }
+    setInvalid(null);
+    save.mutate({ afterDays: parts.map(Number), beforeExpiryDays: before ? Number(before) : null });
+  };
+  // `reminderSettings.afterDays` or one of its values (`.1`: not above the one before it): shown beside the field.
+  const afterIssues = save.error instanceof ApiFailure ? save.error.issues.filter((issue) => issue.path.startsWith('reminderSettings.afterDays')) : [];
+  const stored = settings.data;
+  return (
+    <section aria-labelledby="reminders">
+      <h2 id="reminders">Reminders</h2>
+      <p>
+        Recipients who have not used all of a reward get a reminder e-mail with the same link: some days after it was sent, and some days
+        before it expires. Each is sent once, never after the reward is used up, cancelled or expired. A send can opt out with{' '}
+        <code>reminders: false</code>.
+      </p>
+      <form onSubmit={submit} className="stack" aria-label="Reminders">
+        <Field
+          label="Days after sending"
+          inputMode="numeric"
+          value={draft.afterDays}
+          onChange={(e) => setDraft({ ...draft, afterDays: e.target.value })}
+          hint={`Up to 3 numbers from 1 to 90, smallest first, e.g. 3, 10. Now: ${stored.afterDays.length ? stored.afterDays.join(', ') : 'none'}`}
+          error={afterIssues[0]?.message}
+        />
+        <Field
+          label="Days before expiry"
+          inputMode="numeric"
+          value={draft.beforeExpiryDays}
+          onChange={(e) => setDraft({ ...draft, beforeExpiryDays: e.target.value })}
+          hint={`1 to 30; for rewards with an expiry date. Now: ${stored.beforeExpiryDays ?? 'none'}`}
+          error={issueOf(save.error, 'reminderSettings.beforeExpiryDays')}
+        />
+        {invalid && (
+          <p role="alert" className="field-error">
+            {invalid}
+          </p>
+        )}
+        <FormError error={save.error} fields={[...afterIssues.map((issue) => issue.path), 'reminderSettings.beforeExpiryDays']} />
+        <button type="submit" disabled={save.isPending}>
+          Save reminders
+        </button>
+        {save.isSuccess && !invalid && <span role="status">Reminders saved.</span>}
       </form>
     </section>
   );

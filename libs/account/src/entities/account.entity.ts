@@ -31,4 +31,16 @@ export class AccountEntity {
   /** Sends worth this much or more (primary currency) wait for approval (docs/controls.md); null: none do. */
   @Column({ name: 'approval_threshold_cents', type: 'bigint', nullable: true, transformer: bigintCents })
   approvalThresholdCents: number | null;
+
+  /** Reward reminders (docs/delivery.md, Reminders): days after delivery, ascending, at most 3. */
+  @Column({ name: 'reminder_after_days', type: 'smallint', array: true, default: () => "'{}'" })
+  reminderAfterDays: number[];
+
+  /** Days before a reward's expiry for its reminder; null: none. */
+  @Column({ name: 'reminder_before_expiry_days', type: 'smallint', nullable: true })
+  reminderBeforeExpiryDays: number | null;
+
+  /** When the reminder settings were last saved (reminders due before then are not sent). */
+  @Column({ name: 'reminder_settings_at', type: 'timestamptz', nullable: true })
+  reminderSettingsAt: Date | null;
 }

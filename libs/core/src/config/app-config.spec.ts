@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       passwordHashConcurrency: 2,
       passwordHashQueue: 16,
       expirySweepIntervalMs: 60000,
+      reminderUnitMs: 86400000,
       webhookRetryBaseMs: 30000,
       webhookMaxAttempts: 12,
       webhookTimeoutMs: 10000,

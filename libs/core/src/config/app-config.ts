@@ -58,6 +58,8 @@ export interface AppConfig {
   passwordHashConcurrency: number;
   passwordHashQueue: number;
   expirySweepIntervalMs: number;
+  /** The length of one reminder day (docs/delivery.md, Reminders): 86400000; staging and tests shorten it. */
+  reminderUnitMs: number;
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
@@ -225,6 +227,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
     passwordHashQueue: integer(env, 'PASSWORD_HASH_QUEUE', 16, 0, 10_000),
     expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 60_000, 100, 86_400_000),
+    reminderUnitMs: integer(env, 'REMINDER_UNIT_MS', 86_400_000, 1, 86_400_000),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1, 21_600_000),
     webhookMaxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'reward.canceled',
   'reward.approval_required',
   'reward.delivery_failed',
+  'reward.reminded',
   'card.issued',
   'card.failed',
   'wallet.credited',

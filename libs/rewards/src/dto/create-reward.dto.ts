@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsDefined,
   IsEmail,
   IsIn,
@@ -178,6 +179,15 @@ export class CreateRewardDto {
   @MaxLength(100)
   @NoControlCharacters()
   campaign?: string;
+
+  /**
+   * `false`: this reward gets no reminder e-mails, whatever the account's reminder settings
+   * (`PUT /v1/account/reminder-settings`). Default `true`.
+   */
+  @ApiPropertyOptional({ type: Boolean })
+  @IsOptional()
+  @IsBoolean()
+  reminders?: boolean;
 }
 
 export class CorrectedRecipientDto {

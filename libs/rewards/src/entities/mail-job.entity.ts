@@ -15,7 +15,8 @@ export class MailJobEntity {
   rewardId: string;
 
   @Column('text')
-  kind: 'reward' | 'resend';
+  /** `reminder`: a reminder of a reward not used up (docs/delivery.md, Reminders). */
+  kind: 'reward' | 'resend' | 'reminder';
 
   /** What is sent: the reward e-mail or its text message (docs/delivery.md, SMS). */
   @Column({ type: 'text', default: 'email' })

@@ -13,6 +13,8 @@ export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 /** Where the reward's latest text message stands (docs/delivery.md, SMS); null without a phone. */
 export const SMS_STATUSES = ['QUEUED', 'SENT', 'FAILED'] as const;
 export type SmsStatus = (typeof SMS_STATUSES)[number];
+/** The statuses in which a reward with value left gets reminders (docs/delivery.md, Reminders). */
+export const REMINDABLE_STATUSES: RewardStatus[] = ['SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
 export const REWARD_SOURCES = ['api', 'bulk', 'dashboard', 'oauth'] as const;
 export type RewardSource = (typeof REWARD_SOURCES)[number];
 export const CREATOR_TYPES = ['user', 'api_key', 'oauth_app', 'operator'] as const;
@@ -161,4 +163,19 @@ export class RewardEntity {
 
   @Column({ name: 'approval_decided_at', type: 'timestamptz', nullable: true })
   approvalDecidedAt: Date | null;
+
+  /** False when the send opted out of reminder e-mails (docs/delivery.md, Reminders). */
+  @Column({ type: 'boolean', default: true })
+  reminders: boolean;
+
+  /** When the reminder sweep next looks at the reward; null: never again. */
+  @Column({ name: 'remind_at', type: 'timestamptz', nullable: true })
+  remindAt: Date | null;
+
+  /** The `afterDays` reminders the reward has had. */
+  @Column({ name: 'reminded_after_days', type: 'smallint', array: true, default: () => "'{}'" })
+  remindedAfterDays: number[];
+
+  @Column({ name: 'reminded_before_expiry', type: 'boolean', default: false })
+  remindedBeforeExpiry: boolean;
 }

@@ -10,6 +10,7 @@ import { Reports1764700000000 } from './1764700000000-reports';
 import { Controls1764730000000 } from './1764730000000-controls';
 import { RecipientLanguageDelivery1764740000000 } from './1764740000000-recipient-language-delivery';
 import { ScheduledSends1764800000000 } from './1764800000000-scheduled-sends';
+import { RewardReminders1764810000000 } from './1764810000000-reward-reminders';
 import { RewardSms1764820000000 } from './1764820000000-reward-sms';
 
 /**
@@ -33,5 +34,6 @@ export const MIGRATIONS = [
   Controls1764730000000,
   RecipientLanguageDelivery1764740000000,
   ScheduledSends1764800000000,
+  RewardReminders1764810000000,
   RewardSms1764820000000,
 ];
