@@ -89,6 +89,38 @@ describe("the redemption page in the recipient's language, in a real browser (De
     await context.close();
   });
 
+  it('before its delivery time, in Spanish on a phone and German on a desktop: the page says from when, offers nothing to pick, and is not opened', async () => {
+    const deliverAt = new Date(Date.now() + 3 * 24 * 3600_000);
+    deliverAt.setUTCHours(9, 30, 0, 0);
+    for (const [language, device, opening] of [
+      ['es', PHONE, 'Podrás usar esta recompensa a partir del'],
+      ['de', DESKTOP, 'Diese Prämie kann ab'],
+    ] as const) {
+      const sent = await t.api
+        .as(m.key)
+        .post('/v1/rewards', choiceReward(4_000, { recipient: recipient({ firstName: 'Noa', language }), deliverAt: deliverAt.toISOString() }));
+      expect(sent.status).toBe(201);
+      const { context } = await offlineContext(browser, t.baseUrl, { ...device, locale: 'en-US' });
+      const page = await context.newPage();
+      await page.goto(sent.body.redemptionUrl, { waitUntil: 'domcontentloaded' });
+      expect(await documentLang(page)).toBe(language);
+      const notice = (await page.locator('#reward-status').textContent())!;
+      expect(notice.startsWith(opening)).toBe(true);
+      // The date in the recipient's language: its month name and the year.
+      const month = new Intl.DateTimeFormat(language, { month: 'long', timeZone: 'UTC' }).format(deliverAt);
+      expect(notice).toContain(month);
+      expect(notice).toContain(String(deliverAt.getUTCFullYear()));
+      expect(await page.locator('#pick-form').count()).toBe(0);
+      expect(await page.locator('.cards').count()).toBe(0);
+      await expectAxeClean(page);
+      await page.screenshot({ path: artifact(`redemption-scheduled-${language}.png`), fullPage: true });
+      await context.close();
+      // Seen before delivery: not opened, still scheduled.
+      const reward = (await t.api.as(m.key).get(`/v1/rewards/${sent.body.reward.id}`)).body.reward;
+      expect({ status: reward.status, emailStatus: reward.emailStatus, openedAt: reward.openedAt ?? null }).toEqual({ status: 'CREATED', emailStatus: 'SCHEDULED', openedAt: null });
+    }
+  });
+
   it("without a language, the page follows the browser's language among those it speaks, else English", async () => {
     const sent = await t.api.as(m.key).post('/v1/rewards', choiceReward(2_500, { recipient: recipient({ firstName: 'Lucía' }) }));
     for (const [locale, lang, heading] of [
