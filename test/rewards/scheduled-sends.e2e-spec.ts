@@ -136,6 +136,28 @@ describe('scheduled sends', () => {
     expect(mailsTo(to.email)).toHaveLength(1);
   });
 
+  it('with a phone: the text waits for deliverAt too, then goes once with the e-mail', async () => {
+    const to = recipient({ phone: '+14155550123' });
+    const res = await api().post('/v1/rewards', choiceReward(1_500, { recipient: to, deliverAt: inMinutes(5) }));
+    expect(res.status).toBe(201);
+    const id: string = res.body.reward.id;
+    expect(res.body.reward).toMatchObject({ status: 'CREATED', emailStatus: 'SCHEDULED', smsStatus: 'QUEUED' });
+    const jobs = () => db.query(`SELECT channel FROM mail_jobs WHERE reward_id = $1 ORDER BY channel`, [id]);
+    expect(await jobs()).toEqual([]);
+    await deliverDue();
+    expect(await jobs()).toEqual([]);
+
+    clock.advance(5 * MINUTE);
+    await deliverDue();
+    expect(await jobs()).toEqual([{ channel: 'email' }, { channel: 'sms' }]);
+    await eventually(async () => {
+      const now = await reward(id);
+      return now.smsStatus === 'SENT' && now.emailStatus === 'DELIVERED' ? now : undefined;
+    });
+    await deliverDue();
+    expect(await jobs()).toHaveLength(2);
+  });
+
   it('cancel before delivery returns the whole value; nothing is ever sent', async () => {
     const picks = await catalogPicks(t, m.key);
     const before = await available();
