@@ -383,6 +383,12 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     // The reward's one link, the create response's, is shown to those who may write rewards.
     await page.getByRole('link', { name: sent.body.redemptionUrl }).waitFor();
     await page.getByRole('button', { name: 'Resend' }).click();
+    // The question takes focus; Escape puts it away and focus back on the button, nothing sent.
+    const focused = () => page.evaluate(() => (globalThis as any).document.activeElement?.textContent as string);
+    await expect(focused()).resolves.toBe('Yes, resend');
+    await page.keyboard.press('Escape');
+    await expect(focused()).resolves.toBe('Resend');
+    await page.getByRole('button', { name: 'Resend' }).click();
     await page.getByRole('button', { name: 'Yes, resend' }).click();
     await page.getByText('The e-mail is on its way again.').waitFor();
     await page.getByRole('button', { name: 'Cancel reward' }).click();
@@ -391,6 +397,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     const after = await t.api.as(m.key).get(`/v1/rewards/${sent.body.reward.id}`);
     expect(after.body.reward.status).toBe('CANCELED');
     expect(after.body.reward.events.map((e: any) => e.type)).toEqual(expect.arrayContaining(['reward.resent', 'reward.canceled']));
+    // One resend: the one put away with Escape sent nothing.
+    expect(after.body.reward.events.filter((e: any) => e.type === 'reward.resent')).toHaveLength(1);
     // A canceled reward has nothing left to use: Resend is no longer offered (the API still takes it).
     await expect(page.getByRole('button', { name: 'Resend' }).count()).resolves.toBe(0);
     await context.close();
