@@ -25,6 +25,28 @@ export interface RewardListFilter {
   campaign?: string;
   currency?: string;
   created?: { gte: Date; lt: Date };
+  /** A case-insensitive prefix of the recipient's e-mail, first or last name (docs/rewards.md, Finding a reward). */
+  recipient?: string;
+  /** The id of who sent it (`createdBy.id`). */
+  createdBy?: string;
+}
+
+/** The list's orders (docs/pagination.md, Sorting); `-` is descending. */
+export type RewardListSort = '-createdAt' | 'createdAt' | '-faceValueCents' | 'faceValueCents';
+
+/** `pre%` for LIKE, with LIKE's own characters in the prefix taken literally. */
+function likePrefix(text: string): string {
+  return `${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The list's extra condition for a recipient prefix: one index range per column (the reward_search migration). */
+function recipientCondition(prefix: string) {
+  return {
+    sql: (alias: string) =>
+      `lower(${alias}.recipient_email) LIKE :recipientPrefix OR lower(${alias}.recipient_first_name) LIKE :recipientPrefix ` +
+      `OR (${alias}.recipient_last_name IS NOT NULL AND lower(${alias}.recipient_last_name) LIKE :recipientPrefix)`,
+    params: { recipientPrefix: likePrefix(prefix) },
+  };
 }
 
 /**
@@ -72,21 +94,25 @@ export class RewardsService {
   /**
    * A page of rewards, newest first, with cards, timelines and total from one snapshot
    * (docs/pagination.md). The total is the kept count with no filter or a status one; any other
-   * filter (external id, type, campaign, currency, a creation range) counts its matches.
+   * filter (external id, type, campaign, currency, a creation range, recipient, sender) counts its
+   * matches. `sort` orders by creation (seq) or face value, either way (docs/pagination.md, Sorting).
    */
-  async list(accountId: string, filters: RewardListFilter, window: ListWindow) {
-    const { status, externalId, type, campaign, currency, created } = filters;
-    const kept = [externalId, type, campaign, currency, created].every((filter) => filter === undefined);
+  async list(accountId: string, filters: RewardListFilter, window: ListWindow, sort: RewardListSort = '-createdAt') {
+    const { status, externalId, type, campaign, currency, created, recipient, createdBy } = filters;
+    const kept = [externalId, type, campaign, currency, created, recipient, createdBy].every((filter) => filter === undefined);
+    const ascending = !sort.startsWith('-');
     return readSnapshot(this.dataSource, async (manager) => {
       const page = await readListPage(
         manager,
         {
           entity: RewardEntity,
           accountId,
-          filters: { status, external_id: externalId, type, campaign, currency },
+          filters: { status, external_id: externalId, type, campaign, currency, created_by_id: createdBy },
           created,
+          where: recipient === undefined ? undefined : recipientCondition(recipient),
           countedAs: !kept ? null : status ? `rewards:${status}` : 'rewards',
           order: 'seq',
+          sort: sort === '-createdAt' ? undefined : { column: sort.endsWith('faceValueCents') ? 'face_value_cents' : null, ascending },
         },
         window,
         this.repository.pageOfViews,
@@ -126,9 +152,9 @@ export class RewardsService {
     return this.get(accountId, id);
   }
 
-  /** Queues the recipient e-mail again, in any state. */
-  async resend(accountId: string, id: string): Promise<RewardView> {
-    await this.lifecycle.resend(accountId, id);
+  /** Queues the recipient e-mail again, in any state; the audit log records who asked. */
+  async resend(accountId: string, id: string, origin: AuditOrigin): Promise<RewardView> {
+    await this.lifecycle.resend(accountId, id, origin);
     return this.get(accountId, id);
   }
 

@@ -592,8 +592,11 @@ export class RewardLifecycle {
     }
   }
 
-  /** Resend: queues the recipient e-mail again, in any state; the timeline gets `reward.resent`. */
-  async resend(accountId: string, id: string): Promise<void> {
+  /**
+   * Resend: queues the recipient e-mail again, in any state; the timeline gets `reward.resent`, and
+   * the audit log too when a merchant asked for it (`origin`).
+   */
+  async resend(accountId: string, id: string, origin?: AuditOrigin): Promise<void> {
     const mailJobId = newId('mail');
     await this.dataSource.transaction(async (manager) => {
       // No row lock: a resend changes nothing a concurrent issuance or cancel could race with.
@@ -605,6 +608,16 @@ export class RewardLifecycle {
       await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
       await this.rewards.update(manager, id, { emailStatus: 'QUEUED' });
       await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.resent', { channel: 'email' }) }]);
+      if (origin) {
+        await this.audit.record(manager, {
+          accountId,
+          origin,
+          action: 'reward.resent',
+          targetType: 'reward',
+          targetId: id,
+          metadata: { recipientEmail: reward.recipientEmail, valueCents: reward.faceValueCents, currency: reward.currency },
+        });
+      }
     });
     await this.jobs.enqueue({ mailJobIds: [mailJobId] });
   }

@@ -9,6 +9,7 @@ import { EventsApiReplay1764720000000 } from './1764720000000-events-api-replay'
 import { Reports1764700000000 } from './1764700000000-reports';
 import { Controls1764730000000 } from './1764730000000-controls';
 import { RecipientLanguageDelivery1764740000000 } from './1764740000000-recipient-language-delivery';
+import { RewardSearch1764840000000 } from './1764840000000-reward-search';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   EventsApiReplay1764720000000,
   Controls1764730000000,
   RecipientLanguageDelivery1764740000000,
+  RewardSearch1764840000000,
 ];
