@@ -136,6 +136,18 @@ export const REWARD_APPROVAL_SCHEMA = {
   },
 };
 
+/** `createdBy` of a reward, inline as `approval` is (an object or null). */
+export const REWARD_CREATOR_SCHEMA = {
+  type: 'object' as const,
+  nullable: true,
+  required: ['type', 'id', 'label'],
+  properties: {
+    type: { type: 'string' as const, enum: ['user', 'api_key', 'oauth_app', 'operator'] },
+    id: { type: 'string' as const, description: 'The user (`usr_`), API key (`key_`) or connected app (`oac_`).' },
+    label: { type: 'string' as const, nullable: true, description: "The user's e-mail, the key's name or the app's name; null when unnamed." },
+  },
+};
+
 /**
  * Who sent a reward (docs/rewards.md, Who sent it): a dashboard user (`label`: their e-mail), an API
  * key (its name) or a connected app (its name).
@@ -226,8 +238,13 @@ export class RewardDto {
   @ApiProperty({ enum: REWARD_SOURCES })
   source: string;
 
-  /** Who sent it; null for a reward sent before senders were recorded. */
-  @ApiProperty({ type: RewardCreatorDto, nullable: true })
+  @ApiProperty({
+    ...REWARD_CREATOR_SCHEMA,
+    selfRequired: true,
+    description:
+      'Who sent it: a dashboard user (`label`: their e-mail), an API key (its name) or a connected app (its ' +
+      'name); `id` is what `created_by=` takes. Null for a reward sent before senders were recorded.',
+  })
   createdBy: RewardCreatorDto | null;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
