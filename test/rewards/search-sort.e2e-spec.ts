@@ -33,14 +33,14 @@ describe('rewards: search by recipient, sort, createdBy and the audit of sends',
     );
   }
 
-  async function truth(where: string, params: unknown[], order = 'seq DESC'): Promise<string[]> {
-    const rows: { id: string }[] = await dataSource.query(`SELECT id FROM rewards WHERE account_id = $1 ${where} ORDER BY ${order}`, [m.accountId, ...params]);
+  async function truth(where: string, params: unknown[], order = 'seq DESC', account = m): Promise<string[]> {
+    const rows: { id: string }[] = await dataSource.query(`SELECT id FROM rewards WHERE account_id = $1 ${where} ORDER BY ${order}`, [account.accountId, ...params]);
     return rows.map((r) => r.id);
   }
 
   /** Every page by page number, by starting_after forwards and by ending_before backwards: all three agree. */
-  async function walk(query: string, pageSize = 7): Promise<{ ids: string[]; total: number; rewards: any[] }> {
-    const api = t.api.as(m.readKey);
+  async function walk(query: string, pageSize = 7, account = m): Promise<{ ids: string[]; total: number; rewards: any[] }> {
+    const api = t.api.as(account.readKey);
     const rewards: any[] = [];
     let total = -1;
     for (let page = 1; ; page++) {
@@ -115,6 +115,34 @@ describe('rewards: search by recipient, sort, createdBy and the audit of sends',
       await truth(`AND (lower(recipient_email) LIKE 'grace%' OR lower(recipient_first_name) LIKE 'grace%' OR lower(recipient_last_name) LIKE 'grace%')`, [], 'face_value_cents DESC, id DESC'),
     );
   });
+
+  it('a prefix matching more rewards than SPARSE_RECIPIENT_MATCHES is read along the list instead, with the same answers', async () => {
+    const dense = await seedMerchant(t);
+    await dataSource.query(
+      `INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email,
+                            recipient_first_name, source, created_at)
+       SELECT 'rw_dens' || lpad(g::text, 5, '0') || substr(md5(random()::text), 1, 6), $1, 'CHOICE', 'SENT', 100 * (1 + g % 3), 100, 'USD',
+              'zed' || g || '@example.test', 'Zoe', 'api', now() - make_interval(secs => g)
+         FROM generate_series(1, 2100) AS g
+        ORDER BY g DESC`,
+      [dense.accountId],
+    );
+    const like = `AND (lower(recipient_email) LIKE $2 OR lower(recipient_first_name) LIKE $2)`;
+    // zed: 2,100 matches (over the threshold); zed1: 1 + 10 + 100 + 1,000 + 100 = 1,211 (under it).
+    for (const prefix of ['zed', 'ZED1', 'zo']) {
+      for (const sort of ['-createdAt', 'faceValueCents']) {
+        const order = sort === '-createdAt' ? 'seq DESC' : 'face_value_cents ASC, id ASC';
+        const { ids, total } = await walk(`recipient=${prefix}&sort=${sort}`, 100, dense);
+        const expected = await truth(like, [`${prefix.toLowerCase()}%`], order, dense);
+        expect({ prefix, sort, total, same: ids.length === expected.length && ids.every((id, i) => id === expected[i]) }).toEqual({
+          prefix,
+          sort,
+          total: expected.length,
+          same: true,
+        });
+      }
+    }
+  }, 120_000);
 
   it('sort= orders by face value or creation, either way, ties broken by id; pages and cursors neither skip nor repeat', async () => {
     const orders: [string, string][] = [

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AuditOrigin } from '@app/audit';
-import { APP_CONFIG, AppConfig, ListWindow, NotFoundError, readListPage, readListTotals, readSnapshot } from '@app/core';
+import { APP_CONFIG, AppConfig, ListWindow, NotFoundError, queryRows, readListPage, readListTotals, readSnapshot } from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import type { WalletTransactionDto } from '@app/wallet';
 import type { RewardView } from './dto/reward.dto';
@@ -39,12 +39,31 @@ function likePrefix(text: string): string {
   return `${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The list's extra condition for a recipient prefix: one index range per column (the reward_search migration). */
-function recipientCondition(prefix: string) {
+/**
+ * Up to this many rewards match a recipient prefix, the page reads them all through the prefix
+ * indexes and sorts them; more, and it walks the list's own order and keeps the matches, which are
+ * then dense enough to fill a page soon (docs/pagination.md, Filters).
+ */
+export const SPARSE_RECIPIENT_MATCHES = 2_000;
+
+/** A recipient prefix over alias `alias`: one index range per column (the reward_search migration). */
+const recipientMatch = (alias: string) =>
+  `(lower(${alias}.recipient_email) LIKE :recipientPrefix OR lower(${alias}.recipient_first_name) LIKE :recipientPrefix ` +
+  `OR (${alias}.recipient_last_name IS NOT NULL AND lower(${alias}.recipient_last_name) LIKE :recipientPrefix))`;
+
+/**
+ * The list's extra condition for a recipient prefix. PostgreSQL cannot tell how many rows three
+ * ORed prefixes match, and guesses a few hundred: for a rare prefix it would walk the whole
+ * account newest first looking for them. So a `sparse` prefix (few matches, counted first) names its
+ * rows by id, read through the three indexes at once, and the page sorts those; a common one is a
+ * plain condition, met often enough along the list's order.
+ */
+function recipientCondition(prefix: string, sparse: boolean) {
   return {
     sql: (alias: string) =>
-      `lower(${alias}.recipient_email) LIKE :recipientPrefix OR lower(${alias}.recipient_first_name) LIKE :recipientPrefix ` +
-      `OR (${alias}.recipient_last_name IS NOT NULL AND lower(${alias}.recipient_last_name) LIKE :recipientPrefix)`,
+      sparse
+        ? `${alias}.id = ANY(ARRAY(SELECT m.id FROM rewards m WHERE m.account_id = :accountId AND ${recipientMatch('m')}))`
+        : recipientMatch(alias),
     params: { recipientPrefix: likePrefix(prefix) },
   };
 }
@@ -102,6 +121,16 @@ export class RewardsService {
     const kept = [externalId, type, campaign, currency, created, recipient, createdBy].every((filter) => filter === undefined);
     const ascending = !sort.startsWith('-');
     return readSnapshot(this.dataSource, async (manager) => {
+      let sparse = false;
+      if (recipient !== undefined) {
+        // How many rewards of the account the prefix matches, counted no further than the threshold.
+        const [row] = await queryRows<{ n: number }>(
+          manager,
+          `SELECT count(*)::int AS n FROM (SELECT 1 FROM rewards m WHERE m.account_id = $1 AND ${recipientMatch('m').replace(/:recipientPrefix/g, '$2')} LIMIT $3) AS found`,
+          [accountId, likePrefix(recipient), SPARSE_RECIPIENT_MATCHES + 1],
+        );
+        sparse = row.n <= SPARSE_RECIPIENT_MATCHES;
+      }
       const page = await readListPage(
         manager,
         {
@@ -109,7 +138,7 @@ export class RewardsService {
           accountId,
           filters: { status, external_id: externalId, type, campaign, currency, created_by_id: createdBy },
           created,
-          where: recipient === undefined ? undefined : recipientCondition(recipient),
+          where: recipient === undefined ? undefined : recipientCondition(recipient, sparse),
           countedAs: !kept ? null : status ? `rewards:${status}` : 'rewards',
           order: 'seq',
           sort: sort === '-createdAt' ? undefined : { column: sort.endsWith('faceValueCents') ? 'face_value_cents' : null, ascending },
