@@ -47,7 +47,7 @@ describe('rewards: search by recipient, sort, createdBy and the audit of sends',
       const res = await api.get(`/v1/rewards?${query}&page_size=${pageSize}&page=${page}`);
       expect(res.status).toBe(200);
       total = res.body.total;
-      rewards.push(...res.body.rewards);
+      for (const r of res.body.rewards) rewards.push(r);
       if (!res.body.hasMore) break;
     }
     const ids = rewards.map((r) => r.id);
@@ -55,7 +55,7 @@ describe('rewards: search by recipient, sort, createdBy and the audit of sends',
     for (let after: string | undefined; ; ) {
       const res = await api.get(`/v1/rewards?${query}&page_size=${pageSize}${after ? `&starting_after=${after}` : ''}`);
       expect(res.status).toBe(200);
-      forward.push(...res.body.rewards.map((r: { id: string }) => r.id));
+      for (const r of res.body.rewards) forward.push(r.id);
       if (!res.body.hasMore) break;
       after = forward[forward.length - 1];
     }
@@ -66,7 +66,7 @@ describe('rewards: search by recipient, sort, createdBy and the audit of sends',
       for (;;) {
         const res = await api.get(`/v1/rewards?${query}&page_size=${pageSize}&ending_before=${backward[0]}`);
         expect(res.status).toBe(200);
-        backward.unshift(...res.body.rewards.map((r: { id: string }) => r.id));
+        backward.splice(0, 0, ...res.body.rewards.map((r: { id: string }) => r.id));
         if (!res.body.hasMore) break;
       }
       expect(backward).toEqual(ids);

@@ -68,7 +68,11 @@ export function RewardsPage() {
     toggleAll: (ids: string[], on: boolean) =>
       setSelected((current) => {
         const next = new Map(current);
-        for (const reward of pageRewards) if (ids.includes(reward.id)) on ? next.set(reward.id, reward) : next.delete(reward.id);
+        for (const reward of pageRewards) {
+          if (!ids.includes(reward.id)) continue;
+          if (on) next.set(reward.id, reward);
+          else next.delete(reward.id);
+        }
         return next;
       }),
   };
