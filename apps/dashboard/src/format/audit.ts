@@ -48,7 +48,7 @@ export function auditTarget(entry: AuditEntryLike): string | null {
   switch (entry.targetType) {
     case 'reward': {
       const to = text(m.recipientEmail) ?? text(m.to);
-      const value = money(m.valueCents, m.currency);
+      const value = money(m.valueCents ?? m.faceValueCents, m.currency);
       if (!to && !value) return `Reward ${entry.targetId ?? ''}`.trim();
       return `Reward${to ? ` to ${to}` : ''}${value ? ` (${value})` : ''}`;
     }

@@ -381,7 +381,7 @@ export class RewardLifecycle {
         action: 'reward.canceled',
         targetType: 'reward',
         targetId: id,
-        metadata: { type: reward.type, faceValueCents: reward.faceValueCents },
+        metadata: { type: reward.type, faceValueCents: reward.faceValueCents, currency: reward.currency, recipientEmail: reward.recipientEmail },
       });
     });
   }
