@@ -142,6 +142,11 @@ async function scalePhase(ctx) {
     // The last hour's rewards of one campaign: 360 of 3,600 at a million, 100 of 1,000 (all of them that recent) at a thousand.
     ['list_campaign_last_hour', () => `/v1/rewards?page_size=100&campaign=campaign-3&created_gte=${lastHour}`],
     ['list_status_last_hour', () => `/v1/rewards?page_size=100&status=SENT&created_gte=${lastHour}`],
+    // A recipient search (docs/pagination.md, Filters): a prefix one reward's address starts with, on either merchant
+    // (recipient500000 at a million, recipient500 at a thousand), so the two totals count alike.
+    ['list_recipient_prefix', (m) => `/v1/rewards?page_size=100&recipient=recipient${m === big ? Math.floor(BIG / 2) : Math.floor(SMALL / 2)}`],
+    // Largest value first (docs/pagination.md, Sorting): the (account_id, face_value_cents, id) index, walked backwards.
+    ['list_sort_value_desc', () => '/v1/rewards?page_size=100&sort=-faceValueCents'],
     // The Overview chart: value sent per day, 90 days (docs/dashboard.md, Overview chart).
     ['overview_daily_90', () => '/v1/account/overview/daily?days=90'],
   ];

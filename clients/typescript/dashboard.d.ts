@@ -459,7 +459,7 @@ export interface components {
         };
         AuditEntryDto: {
             /** @enum {string} */
-            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "invitation.resent" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected" | "reminder_settings.updated";
+            action: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "invitation.resent" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected" | "reminder_settings.updated" | "reward.created" | "reward.resent";
             targetType: string | null;
             targetId: string | null;
             /** @description What changed, in the action's own terms. */
@@ -699,7 +699,9 @@ export interface components {
         RewardCreatorDto: {
             /** @enum {string} */
             type: "user" | "api_key" | "oauth_app" | "operator";
+            /** @description Null when the key has no name or its sender is gone. */
             label: string | null;
+            /** @description The user's (`usr_`), key's (`key_`) or app's (`oac_`) id: what `GET /v1/rewards?created_by=` takes. */
             id: string;
         };
         CredentialDto: {
@@ -823,6 +825,15 @@ export interface components {
              * @enum {string}
              */
             source: "api" | "bulk" | "dashboard" | "oauth";
+            /** @description Who sent it: a dashboard user (`label`: their e-mail), an API key (its name) or a connected app (its name); `id` is what `created_by=` takes. Null for a reward sent before senders were recorded. */
+            createdBy: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "oauth_app" | "operator";
+                /** @description The user (`usr_`), API key (`key_`) or connected app (`oac_`). */
+                id: string;
+                /** @description The user's e-mail, the key's name or the app's name; null when unnamed. */
+                label: string | null;
+            } | null;
             /** Format: date-time */
             expiresAt: string | null;
             /**
@@ -884,7 +895,7 @@ export interface operations {
                 /** @description Items per page, 1 to 100. */
                 page_size?: number;
                 /** @description Only entries of this action. */
-                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "invitation.resent" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected" | "reminder_settings.updated";
+                action?: "session.signed_in" | "session.sign_in_failed" | "api_key.created" | "api_key.revoked" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "connected_app.connected" | "connected_app.revoked" | "branding.updated" | "catalog_rules.updated" | "topup.created" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "reward.canceled" | "password.changed" | "totp.enabled" | "totp.disabled" | "webhook_endpoint.updated" | "invitation.revoked" | "invitation.resent" | "account.created" | "oauth_client.created" | "fx_conversion.created" | "alert_settings.updated" | "webhook_endpoint.replay_requested" | "approval.decided" | "approval_settings.updated" | "reward.recipient_corrected" | "reminder_settings.updated" | "reward.created" | "reward.resent";
             };
             header?: never;
             path?: never;

@@ -356,7 +356,7 @@ export interface paths {
         };
         /**
          * Rewards, newest first
-         * @description Page through with `page`, or walk with a cursor: `starting_after` (the last id seen) answers the older rewards, `ending_before` (the first id seen) the newer ones; `hasMore` says whether more follow in that direction. Filters: `status`, `external_id`, `type`, `campaign`, `currency` and a creation range (`created_gte` / `created_lt`, at most 366 days).
+         * @description Page through with `page`, or walk with a cursor: `starting_after` (the last id seen) answers the older rewards, `ending_before` (the first id seen) the newer ones; `hasMore` says whether more follow in that direction. Filters: `status`, `external_id`, `type`, `campaign`, `currency`, a creation range (`created_gte` / `created_lt`, at most 366 days), `recipient` (a case-insensitive prefix of the recipient's e-mail, first or last name) and `created_by` (who sent it, `createdBy.id`). `sort`: `-createdAt` (default), `createdAt`, `-faceValueCents` or `faceValueCents`, ties broken by id; cursors follow the sort.
          */
         get: operations["listRewards"];
         put?: never;
@@ -466,7 +466,7 @@ export interface paths {
         put?: never;
         /**
          * E-mail the recipient again
-         * @description Allowed in any state. Repeats every channel the reward has: the e-mail, and the text message when it has a phone (`emailStatus` and `smsStatus` QUEUED again); adds `reward.resent` to the timeline once per channel.
+         * @description Allowed in any state except before a scheduled delivery (`422`: nothing was sent yet). Repeats every channel the reward has: the e-mail, and the text message when it has a phone (`emailStatus` and `smsStatus` QUEUED again); adds `reward.resent` to the timeline once per channel, and to the audit log.
          */
         post: operations["resendReward"];
         delete?: never;
@@ -1489,6 +1489,15 @@ export interface components {
              * @enum {string}
              */
             source: "api" | "bulk" | "dashboard" | "oauth";
+            /** @description Who sent it: a dashboard user (`label`: their e-mail), an API key (its name) or a connected app (its name); `id` is what `created_by=` takes. Null for a reward sent before senders were recorded. */
+            createdBy: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "oauth_app" | "operator";
+                /** @description The user (`usr_`), API key (`key_`) or connected app (`oac_`). */
+                id: string;
+                /** @description The user's e-mail, the key's name or the app's name; null when unnamed. */
+                label: string | null;
+            } | null;
             /** Format: date-time */
             expiresAt: string | null;
             /**
@@ -1636,6 +1645,15 @@ export interface components {
              * @enum {string}
              */
             source: "api" | "bulk" | "dashboard" | "oauth";
+            /** @description Who sent it: a dashboard user (`label`: their e-mail), an API key (its name) or a connected app (its name); `id` is what `created_by=` takes. Null for a reward sent before senders were recorded. */
+            createdBy: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "oauth_app" | "operator";
+                /** @description The user (`usr_`), API key (`key_`) or connected app (`oac_`). */
+                id: string;
+                /** @description The user's e-mail, the key's name or the app's name; null when unnamed. */
+                label: string | null;
+            } | null;
             /** Format: date-time */
             expiresAt: string | null;
             /**
@@ -5268,6 +5286,18 @@ export interface operations {
                 campaign?: string;
                 /** @description Only rewards in this currency. */
                 currency?: string;
+                /**
+                 * @description Only rewards whose recipient's e-mail, first name or last name starts with this text, ignoring
+                 *     case (1 to 100 characters).
+                 */
+                recipient?: string;
+                /** @description Only rewards sent by this dashboard user, API key or connected app (`createdBy.id`). */
+                created_by?: string;
+                /**
+                 * @description The order: `-createdAt` (newest first, the default), `createdAt`, `-faceValueCents` (largest
+                 *     first) or `faceValueCents`; ties are broken by id. Cursors follow the order.
+                 */
+                sort?: "-createdAt" | "createdAt" | "-faceValueCents" | "faceValueCents";
                 /** @description The page of items older than this one (the last id of the page seen), for walking a whole list. */
                 starting_after?: string;
                 /** @description The page of items newer than this one (the first id of the page seen), for walking back. */

@@ -50,6 +50,7 @@ describe('audit log', () => {
     const log = await entries(merchant);
     expect(log.map((e) => e.action)).toEqual([
       'reward.canceled',
+      'reward.created',
       'webhook_endpoint.deleted',
       'webhook_endpoint.secret_rotated',
       'webhook_endpoint.created',
@@ -63,6 +64,11 @@ describe('audit log', () => {
       expect(entry.ipAddress).toBe('127.0.0.1');
     }
     const byAction = Object.fromEntries(log.map((e) => [e.action, e]));
+    expect(byAction['reward.created']).toMatchObject({
+      targetType: 'reward',
+      targetId: reward.body.reward.id,
+      metadata: { valueCents: 1_000, currency: 'USD', type: 'CHOICE', source: 'api' },
+    });
     expect(byAction['topup.created']).toMatchObject({
       targetType: 'topup',
       targetId: topup.body.topup.id,
@@ -130,7 +136,7 @@ describe('audit log', () => {
     expect((await api.delete('/v1/webhook-endpoints/we_unknown')).status).toBe(404);
     expect((await api.post('/v1/webhook-endpoints/we_unknown/rotate-secret', {})).status).toBe(404);
     expect((await api.put('/v1/account/catalog-rules', { allowedBrandKeys: ['no-such-brand'], blockedBrandKeys: [] })).status).toBe(422);
-    expect((await entries(merchant)).map((e) => e.action)).toEqual(['reward.canceled', 'topup.created']);
+    expect((await entries(merchant)).map((e) => e.action)).toEqual(['reward.canceled', 'reward.created', 'topup.created']);
 
     // Make the log refuse this account's branding entries: the branding change must roll back with it.
     const trigger = `audit_refuse_${merchant.accountId.toLowerCase().replace(/[^a-z0-9]/g, '')}`;

@@ -2001,6 +2001,13 @@ CREATE INDEX rewards_account_campaign_idx ON public.rewards USING btree (account
 
 
 --
+-- Name: rewards_account_created_by_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_account_created_by_idx ON public.rewards USING btree (account_id, created_by_id, seq DESC) WHERE (created_by_id IS NOT NULL);
+
+
+--
 -- Name: rewards_account_created_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 
@@ -2012,6 +2019,13 @@ CREATE INDEX rewards_account_created_idx ON public.rewards USING btree (account_
 --
 
 CREATE INDEX rewards_account_external_id_idx ON public.rewards USING btree (account_id, external_id, seq DESC) WHERE (external_id IS NOT NULL);
+
+
+--
+-- Name: rewards_account_face_value_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_account_face_value_idx ON public.rewards USING btree (account_id, face_value_cents, id);
 
 
 --
@@ -2054,6 +2068,27 @@ CREATE INDEX rewards_expiry_due_idx ON public.rewards USING btree (expires_at) W
 --
 
 CREATE INDEX rewards_key_limit_idx ON public.rewards USING btree (created_by_id, created_at) INCLUDE (limit_value_cents) WHERE (limit_value_cents IS NOT NULL);
+
+
+--
+-- Name: rewards_recipient_email_prefix_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_recipient_email_prefix_idx ON public.rewards USING btree (account_id, lower(recipient_email) text_pattern_ops);
+
+
+--
+-- Name: rewards_recipient_first_name_prefix_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_recipient_first_name_prefix_idx ON public.rewards USING btree (account_id, lower(recipient_first_name) text_pattern_ops);
+
+
+--
+-- Name: rewards_recipient_last_name_prefix_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_recipient_last_name_prefix_idx ON public.rewards USING btree (account_id, lower(recipient_last_name) text_pattern_ops) WHERE (recipient_last_name IS NOT NULL);
 
 
 --

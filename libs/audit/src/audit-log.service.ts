@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { newId, pageWindow, queryRows } from '@app/core';
+import { Condition, newId, pageWindow, queryRows, Statement } from '@app/core';
 import type { AuditActor, AuditActorType, AuditOrigin } from './audit-actor';
 
 /** The audited actions (docs/audit-log.md). Names are part of the contract: never rename one. */
@@ -37,6 +37,8 @@ export const AUDIT_ACTIONS = [
   'approval_settings.updated',
   'reward.recipient_corrected',
   'reminder_settings.updated',
+  'reward.created',
+  'reward.resent',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -48,6 +50,11 @@ export interface AuditEntryInput {
   targetType: string | null;
   targetId: string | null;
   metadata?: Record<string, unknown>;
+}
+
+/** An entry ready to be written by a statement (`AuditLog.insertIn`). */
+export interface PreparedAuditEntry {
+  row: Record<string, unknown>;
 }
 
 export interface AuditEntry {
@@ -103,6 +110,35 @@ export class AuditLog {
         entry.origin.ipAddress,
       ],
     );
+  }
+
+  /**
+   * The entry as a row, its actor's label read now: for a change made as one statement (a single
+   * send), which then writes it with `insertIn`, so the entry commits exactly when the change does.
+   */
+  async prepare(entry: AuditEntryInput): Promise<PreparedAuditEntry> {
+    const actor = entry.origin.actor;
+    const { id, label } =
+      actor.type === 'api_key' || actor.type === 'oauth_app' ? await this.credentialLabel(this.dataSource.manager, actor) : actor;
+    return {
+      row: {
+        id: newId('aud'),
+        account_id: entry.accountId,
+        actor_type: actor.type,
+        actor_id: id,
+        actor_label: label,
+        action: entry.action,
+        target_type: entry.targetType,
+        target_id: entry.targetId,
+        metadata: entry.metadata ?? {},
+        ip_address: entry.origin.ipAddress,
+      },
+    };
+  }
+
+  /** Adds a prepared entry to `statement`, written only if `onlyIf` holds. */
+  insertIn(statement: Statement, entry: PreparedAuditEntry, options: { onlyIf?: Condition } = {}): void {
+    statement.insertRows('audit_entry', 'audit_log', [entry.row], options);
   }
 
   /** An account's entries, newest first, optionally of one action. */

@@ -12,7 +12,16 @@ export const REWARD_FILTER_FIELDS = ['status', 'external_id', 'type', 'campaign'
 
 /** `GET /v1/rewards`' query as the list's filter: one reading for the list and for reports. */
 export function rewardListFilterOf(query: Omit<ListRewardsQueryDto, 'page' | 'page_size'>, created: DateRange | undefined): RewardListFilter {
-  return { status: query.status, externalId: query.external_id, type: query.type, campaign: query.campaign, currency: query.currency, created };
+  return {
+    status: query.status,
+    externalId: query.external_id,
+    type: query.type,
+    campaign: query.campaign,
+    currency: query.currency,
+    created,
+    recipient: query.recipient,
+    createdBy: query.created_by,
+  };
 }
 
 /**

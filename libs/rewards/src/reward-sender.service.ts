@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AuditLog, AuditOrigin } from '@app/audit';
 import type { Principal } from '@app/auth';
 import { ApiError, BadRequestError, Clock, fingerprint, IdempotencyStore, InsufficientFundsError } from '@app/core';
 import { formatRate, fromAmountFor, FxRates } from '@app/fx';
@@ -48,17 +49,18 @@ export class RewardSender {
     private readonly idempotencyKeys: IdempotencyStore,
     private readonly controls: SendControls,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
   ) {}
 
   async send(
     principal: Principal,
     dto: CreateRewardDto,
-    options: { idempotencyKey: string | null; dryRun: boolean },
+    options: { idempotencyKey: string | null; dryRun: boolean; origin?: AuditOrigin },
   ): Promise<SendOutcome<CreateRewardResponseDto | DryRunRewardResponseDto>> {
     const issues = crossFieldIssues(dto, this.clock.now().getTime());
     if (issues.length) throw new BadRequestError(issues);
     const { accountId } = principal;
-    const primary = await this.ledger.currencyOf(accountId);
+    const [primary, createdByLabel] = await Promise.all([this.ledger.currencyOf(accountId), this.controls.creatorLabel(principal)]);
     const rules = await this.controls.rulesFor(principal, primary);
     const createdBy = creatorOf(principal);
     const dailyLimit = rules.limits?.dailyLimitCents ?? null;
@@ -74,7 +76,7 @@ export class RewardSender {
       const paying = payingWallet(written.view.reward);
       const wallet = await this.ledger.getWallet(accountId, paying.currency);
       if (wallet.availableCents < paying.amountCents) throw insufficientIn(paying.currency);
-      return { status: 200, replayed: false, body: { reward: toDryRunRewardDto(written.view) } };
+      return { status: 200, replayed: false, body: { reward: toDryRunRewardDto({ ...written.view, createdByLabel }) } };
     }
 
     const idempotency = options.idempotencyKey
@@ -92,12 +94,24 @@ export class RewardSender {
       }
       const prepared = this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned], createdBy });
       const [written] = writtenRewards(prepared);
-      const body: CreateRewardResponseDto = { reward: toRewardDto(written.view), redemptionUrl: written.redemptionUrl };
+      const body: CreateRewardResponseDto = { reward: toRewardDto({ ...written.view, createdByLabel }), redemptionUrl: written.redemptionUrl };
+      const { reward } = written.view;
+      const audit = options.origin
+        ? await this.audit.prepare({
+            accountId,
+            origin: options.origin,
+            action: 'reward.created',
+            targetType: 'reward',
+            targetId: reward.id,
+            metadata: createdMetadata(reward),
+          })
+        : null;
 
       const { sql, params } = this.statements.single({
         prepared,
         catalogRevision: planned.revision,
         idempotency: idempotency && { input: idempotency, response: { status: 201, body } },
+        audit,
       });
       const run = (query: (sql: string, params: unknown[]) => Promise<unknown>) =>
         query(sql, params).catch((error: unknown) => {
@@ -144,7 +158,7 @@ export class RewardSender {
   async sendBulk(
     principal: Principal,
     items: unknown[],
-    options: { idempotencyKey: string | null; dryRun: boolean },
+    options: { idempotencyKey: string | null; dryRun: boolean; origin?: AuditOrigin },
   ): Promise<SendOutcome<BulkResponseDto>> {
     const { accountId } = principal;
     const primary = await this.ledger.currencyOf(accountId);
@@ -226,6 +240,19 @@ export class RewardSender {
         });
         written = writtenRewards(prepared);
         accepted.forEach((a, i) => (results[a.index].rewardId = written[i].view.reward.id));
+        // One entry for the whole request, with its count and value per currency (docs/audit-log.md).
+        if (options.origin) {
+          const valueCents: Record<string, number> = {};
+          for (const { view } of written) valueCents[view.reward.currency] = (valueCents[view.reward.currency] ?? 0) + view.reward.faceValueCents;
+          await this.audit.record(manager, {
+            accountId,
+            origin: options.origin,
+            action: 'reward.created',
+            targetType: null,
+            targetId: null,
+            metadata: { bulk: true, count: written.length, failed: results.length - written.length, valueCents, source: sourceOf(principal, true) },
+          });
+        }
       }
       const sent = results.filter((r) => r.ok).length;
       const body: BulkResponseDto = { dryRun: options.dryRun, sent, failed: results.length - sent, results };
@@ -275,6 +302,11 @@ export class RewardSender {
       mailJobIds: written.flatMap((w) => [w.mailJobId, w.smsJobId].filter((id): id is string => id !== null)),
     });
   }
+}
+
+/** What the audit log keeps of a single send: enough to recognise it without opening the reward. */
+function createdMetadata(reward: { faceValueCents: number; currency: string; recipientEmail: string; type: string; source: string }) {
+  return { valueCents: reward.faceValueCents, currency: reward.currency, recipientEmail: reward.recipientEmail, type: reward.type, source: reward.source };
 }
 
 /** `fundingCurrency` must name another wallet than the reward's own (400). */

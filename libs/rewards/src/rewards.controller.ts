@@ -89,12 +89,13 @@ export class RewardsController {
   @ApiErrorResponses(400, 402, 422)
   async create(
     @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
     @Body() body: CreateRewardDto,
     @Query() query: DryRunQueryDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<CreateRewardResponseDto | DryRunRewardResponseDto> {
-    const outcome = await this.sender.send(principal, body, { idempotencyKey: parseIdempotencyKey(idempotencyKey), dryRun: query.dry_run });
+    const outcome = await this.sender.send(principal, body, { idempotencyKey: parseIdempotencyKey(idempotencyKey), dryRun: query.dry_run, origin });
     return answer(response, outcome);
   }
 
@@ -114,12 +115,17 @@ export class RewardsController {
   @ApiErrorResponses(400, 422)
   async bulk(
     @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
     @Body() body: BulkCreateRewardsDto,
     @Query() query: DryRunQueryDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<BulkResponseDto> {
-    const outcome = await this.sender.sendBulk(principal, body.rewards, { idempotencyKey: parseIdempotencyKey(idempotencyKey), dryRun: query.dry_run });
+    const outcome = await this.sender.sendBulk(principal, body.rewards, {
+      idempotencyKey: parseIdempotencyKey(idempotencyKey),
+      dryRun: query.dry_run,
+      origin,
+    });
     return answer(response, outcome);
   }
 
@@ -131,14 +137,17 @@ export class RewardsController {
     description:
       'Page through with `page`, or walk with a cursor: `starting_after` (the last id seen) answers the older rewards, ' +
       '`ending_before` (the first id seen) the newer ones; `hasMore` says whether more follow in that direction. Filters: ' +
-      '`status`, `external_id`, `type`, `campaign`, `currency` and a creation range (`created_gte` / `created_lt`, at most 366 days).',
+      '`status`, `external_id`, `type`, `campaign`, `currency`, a creation range (`created_gte` / `created_lt`, at most 366 days), ' +
+      "`recipient` (a case-insensitive prefix of the recipient's e-mail, first or last name) and `created_by` (who sent it, " +
+      '`createdBy.id`). `sort`: `-createdAt` (default), `createdAt`, `-faceValueCents` or `faceValueCents`, ties broken by id; ' +
+      'cursors follow the sort.',
   })
   @ApiErrorResponses(400)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListRewardsQueryDto): Promise<RewardListDto> {
     const window = { page: query.page, pageSize: query.page_size, startingAfter: query.starting_after, endingBefore: query.ending_before };
     const created = dateRange({ gte: query.created_gte, lt: query.created_lt }, this.clock.now());
     const filters = rewardListFilterOf(query, created);
-    const { views, total, hasMore } = await this.rewards.list(principal.accountId, filters, window);
+    const { views, total, hasMore } = await this.rewards.list(principal.accountId, filters, window, query.sort);
     return { rewards: views.map((view) => toRewardDto(view)), total, page: query.page, pageSize: query.page_size, hasMore };
   }
 
@@ -230,13 +239,18 @@ export class RewardsController {
     operationId: 'resendReward',
     summary: 'E-mail the recipient again',
     description:
-      'Allowed in any state. Repeats every channel the reward has: the e-mail, and the text message when it has a phone ' +
-      '(`emailStatus` and `smsStatus` QUEUED again); adds `reward.resent` to the timeline once per channel.',
+      'Allowed in any state except before a scheduled delivery (`422`: nothing was sent yet). Repeats every channel the reward has: ' +
+      'the e-mail, and the text message when it has a phone (`emailStatus` and `smsStatus` QUEUED again); adds `reward.resent` to ' +
+      'the timeline once per channel, and to the audit log.',
   })
   @ApiParam(REWARD_ID)
   @ApiErrorResponses(404)
-  async resend(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<RewardResponseDto> {
-    return { reward: toRewardDto(await this.rewards.resend(principal.accountId, id)) };
+  async resend(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentAuditOrigin() origin: AuditOrigin,
+    @Param('id') id: string,
+  ): Promise<RewardResponseDto> {
+    return { reward: toRewardDto(await this.rewards.resend(principal.accountId, id, origin)) };
   }
 }
 

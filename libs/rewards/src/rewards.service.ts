@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AuditOrigin } from '@app/audit';
-import { APP_CONFIG, AppConfig, ListWindow, NotFoundError, readListPage, readListTotals, readSnapshot } from '@app/core';
+import { APP_CONFIG, AppConfig, ListWindow, NotFoundError, queryRows, readListPage, readListTotals, readSnapshot } from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import type { WalletTransactionDto } from '@app/wallet';
 import type { RewardView } from './dto/reward.dto';
@@ -25,6 +25,47 @@ export interface RewardListFilter {
   campaign?: string;
   currency?: string;
   created?: { gte: Date; lt: Date };
+  /** A case-insensitive prefix of the recipient's e-mail, first or last name (docs/rewards.md, Finding a reward). */
+  recipient?: string;
+  /** The id of who sent it (`createdBy.id`). */
+  createdBy?: string;
+}
+
+/** The list's orders (docs/pagination.md, Sorting); `-` is descending. */
+export type RewardListSort = '-createdAt' | 'createdAt' | '-faceValueCents' | 'faceValueCents';
+
+/** `pre%` for LIKE, with LIKE's own characters in the prefix taken literally. */
+function likePrefix(text: string): string {
+  return `${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * Up to this many rewards match a recipient prefix, the page reads them all through the prefix
+ * indexes and sorts them; more, and it walks the list's own order and keeps the matches, which are
+ * then dense enough to fill a page soon (docs/pagination.md, Filters).
+ */
+export const SPARSE_RECIPIENT_MATCHES = 2_000;
+
+/** A recipient prefix over alias `alias`: one index range per column (the reward_search migration). */
+const recipientMatch = (alias: string) =>
+  `(lower(${alias}.recipient_email) LIKE :recipientPrefix OR lower(${alias}.recipient_first_name) LIKE :recipientPrefix ` +
+  `OR (${alias}.recipient_last_name IS NOT NULL AND lower(${alias}.recipient_last_name) LIKE :recipientPrefix))`;
+
+/**
+ * The list's extra condition for a recipient prefix. PostgreSQL cannot tell how many rows three
+ * ORed prefixes match, and guesses a few hundred: for a rare prefix it would walk the whole
+ * account newest first looking for them. So a `sparse` prefix (few matches, counted first) names its
+ * rows by id, read through the three indexes at once, and the page sorts those; a common one is a
+ * plain condition, met often enough along the list's order.
+ */
+function recipientCondition(prefix: string, sparse: boolean) {
+  return {
+    sql: (alias: string) =>
+      sparse
+        ? `${alias}.id = ANY(ARRAY(SELECT m.id FROM rewards m WHERE m.account_id = :accountId AND ${recipientMatch('m')}))`
+        : recipientMatch(alias),
+    params: { recipientPrefix: likePrefix(prefix) },
+  };
 }
 
 /**
@@ -72,21 +113,35 @@ export class RewardsService {
   /**
    * A page of rewards, newest first, with cards, timelines and total from one snapshot
    * (docs/pagination.md). The total is the kept count with no filter or a status one; any other
-   * filter (external id, type, campaign, currency, a creation range) counts its matches.
+   * filter (external id, type, campaign, currency, a creation range, recipient, sender) counts its
+   * matches. `sort` orders by creation (seq) or face value, either way (docs/pagination.md, Sorting).
    */
-  async list(accountId: string, filters: RewardListFilter, window: ListWindow) {
-    const { status, externalId, type, campaign, currency, created } = filters;
-    const kept = [externalId, type, campaign, currency, created].every((filter) => filter === undefined);
+  async list(accountId: string, filters: RewardListFilter, window: ListWindow, sort: RewardListSort = '-createdAt') {
+    const { status, externalId, type, campaign, currency, created, recipient, createdBy } = filters;
+    const kept = [externalId, type, campaign, currency, created, recipient, createdBy].every((filter) => filter === undefined);
+    const ascending = !sort.startsWith('-');
     return readSnapshot(this.dataSource, async (manager) => {
+      let sparse = false;
+      if (recipient !== undefined) {
+        // How many rewards of the account the prefix matches, counted no further than the threshold.
+        const [row] = await queryRows<{ n: number }>(
+          manager,
+          `SELECT count(*)::int AS n FROM (SELECT 1 FROM rewards m WHERE m.account_id = $1 AND ${recipientMatch('m').replace(/:recipientPrefix/g, '$2')} LIMIT $3) AS found`,
+          [accountId, likePrefix(recipient), SPARSE_RECIPIENT_MATCHES + 1],
+        );
+        sparse = row.n <= SPARSE_RECIPIENT_MATCHES;
+      }
       const page = await readListPage(
         manager,
         {
           entity: RewardEntity,
           accountId,
-          filters: { status, external_id: externalId, type, campaign, currency },
+          filters: { status, external_id: externalId, type, campaign, currency, created_by_id: createdBy },
           created,
+          where: recipient === undefined ? undefined : recipientCondition(recipient, sparse),
           countedAs: !kept ? null : status ? `rewards:${status}` : 'rewards',
           order: 'seq',
+          sort: sort === '-createdAt' ? undefined : { column: sort.endsWith('faceValueCents') ? 'face_value_cents' : null, ascending },
         },
         window,
         this.repository.pageOfViews,
@@ -126,9 +181,9 @@ export class RewardsService {
     return this.get(accountId, id);
   }
 
-  /** Queues the recipient e-mail again, in any state. */
-  async resend(accountId: string, id: string): Promise<RewardView> {
-    await this.lifecycle.resend(accountId, id);
+  /** Queues the recipient e-mail again, in any state; the audit log records who asked. */
+  async resend(accountId: string, id: string, origin: AuditOrigin): Promise<RewardView> {
+    await this.lifecycle.resend(accountId, id, origin);
     return this.get(accountId, id);
   }
 

@@ -84,6 +84,21 @@ export class SendControls {
     return Number(row.spent);
   }
 
+  /**
+   * The sender's label, as `createdBy.label` shows it (docs/rewards.md, Who sent it): the user's
+   * e-mail, the key's name, the connected app's name; read once per request.
+   */
+  async creatorLabel(principal: Principal): Promise<string | null> {
+    if (principal.credentialKind === 'session') return principal.user?.email ?? null;
+    const creator = creatorOf(principal);
+    const [row] = await queryRows<{ label: string | null }>(
+      this.dataSource.manager,
+      creator.type === 'api_key' ? `SELECT NULLIF(name, '') AS label FROM api_keys WHERE id = $1` : `SELECT name AS label FROM oauth_clients WHERE id = $1`,
+      [creator.id],
+    );
+    return row?.label ?? null;
+  }
+
   /** 422 when `valueCents` more would take the key over its daily limit, `spent` being what it sent already. */
   checkDaily(rules: SendRules, spent: number, valueCents: number): void {
     const limit = rules.limits?.dailyLimitCents ?? null;

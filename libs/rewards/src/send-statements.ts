@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditLog, PreparedAuditEntry } from '@app/audit';
 import { Condition, IdempotencyInput, IdempotencyStore, Statement, StoredResponse } from '@app/core';
 import { ConversionEntry, LedgerEntry, WalletLedger } from '@app/wallet';
 import type { RewardEntity } from './entities/reward.entity';
@@ -21,6 +22,7 @@ export class SendStatements {
     private readonly rewards: RewardRepository,
     private readonly ledger: WalletLedger,
     private readonly idempotencyKeys: IdempotencyStore,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -34,6 +36,8 @@ export class SendStatements {
     prepared: PreparedRewards;
     catalogRevision: number;
     idempotency: { input: IdempotencyInput; response: StoredResponse } | null;
+    /** The send's `reward.created` entry (docs/audit-log.md), written with the reward. */
+    audit?: PreparedAuditEntry | null;
   }): RenderedStatement {
     const [reward] = input.prepared.rewards.map((w) => w.view.reward);
     const statement = new Statement();
@@ -46,6 +50,7 @@ export class SendStatements {
       go = Condition.exists(this.idempotencyKeys.claimIn(statement, input.idempotency.input, input.idempotency.response, { onlyIf: go }));
     }
     this.rewards.insertNewIn(statement, input.prepared, { onlyIf: go });
+    if (input.audit) this.audit.insertIn(statement, input.audit, { onlyIf: go });
     // Funded from another wallet: the value converted into the reward currency's wallet first, in
     // this statement, so the hold below takes it at once (docs/currencies.md).
     const conversion = conversionOf(reward);

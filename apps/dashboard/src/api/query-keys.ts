@@ -16,6 +16,8 @@ export interface RewardListFilters {
   /** UTC days `YYYY-MM-DD`, both included (docs/dashboard.md, Filters). */
   from?: string;
   to?: string;
+  recipient?: string;
+  sort?: string;
 }
 
 /** The filters of the Wallet page's transactions beside the currency (days as in RewardListFilters). */

@@ -25,7 +25,19 @@ export interface RewardFilters {
   currency?: string;
   from?: string;
   to?: string;
+  /** A case-insensitive prefix of the recipient's e-mail, first or last name. */
+  recipient?: string;
+  sort?: RewardSort;
 }
+
+/** The orders the list takes (docs/pagination.md, Sorting), as the Rewards page names them. */
+export const REWARD_SORTS = [
+  { value: '-createdAt', label: 'Newest first' },
+  { value: 'createdAt', label: 'Oldest first' },
+  { value: '-faceValueCents', label: 'Highest value first' },
+  { value: 'faceValueCents', label: 'Lowest value first' },
+] as const;
+export type RewardSort = (typeof REWARD_SORTS)[number]['value'];
 
 /** A range of UTC days (`YYYY-MM-DD`, both included) as the API's half-open `created_gte` / `created_lt`. */
 export function createdRange(from?: string, to?: string): { created_gte?: string; created_lt?: string } {
@@ -33,8 +45,8 @@ export function createdRange(from?: string, to?: string): { created_gte?: string
   return { created_gte: from ? `${from}T00:00:00.000Z` : undefined, created_lt: to ? dayAfter(to) : undefined };
 }
 
-async function rewardsPage({ page, pageSize, status, externalId, type, campaign, currency, from, to }: RewardFilters) {
-  const query = { page, page_size: pageSize, status, external_id: externalId, type, campaign, currency, ...createdRange(from, to) };
+async function rewardsPage({ page, pageSize, status, externalId, type, campaign, currency, from, to, recipient, sort }: RewardFilters) {
+  const query = { page, page_size: pageSize, status, external_id: externalId, type, campaign, currency, recipient, sort, ...createdRange(from, to) };
   return unwrap(await v1.GET('/v1/rewards', { params: { query } }));
 }
 
@@ -119,6 +131,32 @@ export function useCancelReward(id: string) {
   return useMutation({
     mutationFn: async () => unwrap(await v1.POST('/v1/rewards/{id}/cancel', { params: { path: { id } } })),
     onSuccess: moneyMoved,
+  });
+}
+
+/**
+ * Cancels or resends each of `ids` in turn (the Rewards page's bulk actions): one request per
+ * reward, as a single one would be; the outcome says which failed and why.
+ */
+export function useBulkRewardAction() {
+  const moneyMoved = useMoneyMoved();
+  return useMutation({
+    mutationFn: async ({ action, ids }: { action: 'cancel' | 'resend'; ids: string[] }) => {
+      const failed: { id: string; message: string }[] = [];
+      for (const id of ids) {
+        try {
+          await unwrap(
+            action === 'cancel'
+              ? await v1.POST('/v1/rewards/{id}/cancel', { params: { path: { id } } })
+              : await v1.POST('/v1/rewards/{id}/resend', { params: { path: { id } } }),
+          );
+        } catch (error) {
+          failed.push({ id, message: error instanceof Error ? error.message : 'The request failed.' });
+        }
+      }
+      return { action, done: ids.length - failed.length, failed };
+    },
+    onSettled: moneyMoved,
   });
 }
 

@@ -1,9 +1,34 @@
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { AUDIT_ACTIONS, useAuditLog } from '../api/audit';
 import { DataTable } from '../components/DataTable';
 import { Pager } from '../components/Pager';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
+import { auditChanges, auditTarget, type AuditEntryLike } from '../format/audit';
+
+/** The entry's target in words, linked to its page when it has one (a reward). */
+function Target({ entry }: { entry: AuditEntryLike }) {
+  const words = auditTarget(entry);
+  if (words === null) return <>—</>;
+  if (entry.targetType === 'reward' && entry.targetId) return <Link to={`/rewards/${entry.targetId}`}>{words}</Link>;
+  return <>{words}</>;
+}
+
+/** What the entry changed, old → new, one line a field. */
+function Changes({ entry }: { entry: AuditEntryLike }) {
+  const changes = auditChanges(entry.metadata);
+  if (changes.length === 0) return <>—</>;
+  return (
+    <ul className="audit-changes">
+      {changes.map((c, i) => (
+        <li key={i}>
+          {c.field && <>{c.field}: </>}
+          <del>{c.from}</del> → <ins>{c.to}</ins>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 export function AuditLogPage() {
   const [params, setParams] = useSearchParams();
@@ -41,7 +66,8 @@ export function AuditLogPage() {
                 ),
               },
               { header: 'Action', cell: (e) => e.action },
-              { header: 'Target', cell: (e) => (e.targetId ? `${e.targetType} ${e.targetId}` : '—') },
+              { header: 'Target', cell: (e) => <Target entry={e} /> },
+              { header: 'Change', cell: (e) => <Changes entry={e} /> },
               { header: 'Address', cell: (e) => e.ipAddress ?? '—' },
             ]}
           />

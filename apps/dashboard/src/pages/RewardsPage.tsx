@@ -1,15 +1,36 @@
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { exportCsv } from '../api/export';
-import { fetchRewardsForExport, REWARD_STATUSES, useRewards, type Reward } from '../api/rewards';
+import { fetchRewardsForExport, REWARD_SORTS, REWARD_STATUSES, useBulkRewardAction, useRewards, type Reward } from '../api/rewards';
+import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DateRangeFields } from '../components/DateRangeFields';
 import { ExportButton } from '../components/ExportButton';
 import { Pager } from '../components/Pager';
+import { download, toCsv } from '../format/csv';
+import { formatCents } from '../format/money';
 import { RewardsTable } from '../components/RewardsTable';
 import { StatusMessage } from '../components/StatusMessage';
 import { reportLink } from './ReportsPage';
 
 const PAGE_SIZE = 100;
 const REWARD_TYPES = ['FIXED', 'CHOICE'] as const;
+
+/** The columns of an export, the whole list's and the ticked rows'. */
+const EXPORT_HEADER = ['id', 'type', 'status', 'recipient_email', 'value_cents', 'remaining_cents', 'currency', 'external_id', 'campaign', 'source', 'sent_by', 'created_at'];
+const exportRow = (r: Reward) => [
+  r.id,
+  r.type,
+  r.status,
+  r.recipientEmail,
+  r.faceValueCents,
+  r.remainingValueCents,
+  r.currency,
+  r.externalId,
+  r.campaign,
+  r.source,
+  r.createdBy?.label ?? r.createdBy?.id ?? '',
+  r.createdAt,
+];
 
 export function RewardsPage() {
   // Filters live in the address, so a filtered page can be bookmarked or shared.
@@ -22,9 +43,42 @@ export function RewardsPage() {
   const currency = params.get('currency') ?? undefined;
   const from = params.get('from') ?? undefined;
   const to = params.get('to') ?? undefined;
-  const filters = { status, externalId, type, campaign, currency, from, to };
+  const recipient = params.get('recipient') ?? undefined;
+  const sort = REWARD_SORTS.find((s) => s.value === params.get('sort'))?.value;
+  const filters = { status, externalId, type, campaign, currency, from, to, recipient, sort };
+
+  // Ticked rows, kept with the rewards themselves so an export or a confirmation can name them.
+  const [selected, setSelected] = useState<Map<string, Reward>>(new Map());
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const bulk = useBulkRewardAction();
 
   const rewards = useRewards({ page, pageSize: PAGE_SIZE, ...filters }, { keepPrevious: true });
+
+  const pageRewards = rewards.data?.rewards ?? [];
+  const selection = {
+    selected: new Set(selected.keys()),
+    toggle: (id: string) =>
+      setSelected((current) => {
+        const next = new Map(current);
+        const reward = pageRewards.find((r) => r.id === id);
+        if (next.has(id)) next.delete(id);
+        else if (reward) next.set(id, reward);
+        return next;
+      }),
+    toggleAll: (ids: string[], on: boolean) =>
+      setSelected((current) => {
+        const next = new Map(current);
+        for (const reward of pageRewards) {
+          if (!ids.includes(reward.id)) continue;
+          if (on) next.set(reward.id, reward);
+          else next.delete(reward.id);
+        }
+        return next;
+      }),
+  };
+  const chosen = [...selected.values()];
+  const cancelable = chosen.filter((r) => !['REDEEMED', 'CANCELED', 'EXPIRED'].includes(r.status));
+  const run = (action: 'cancel' | 'resend', ids: string[]) => bulk.mutate({ action, ids }, { onSuccess: (outcome) => outcome.failed.length === 0 && setSelected(new Map()) });
 
   const update = (changes: Record<string, string | undefined>) => {
     const next = new URLSearchParams(params);
@@ -45,9 +99,25 @@ export function RewardsPage() {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
           const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
-          update({ external_id: text('external_id'), campaign: text('campaign'), currency: text('currency')?.toUpperCase(), page: undefined });
+          update({
+            recipient: text('recipient'),
+            external_id: text('external_id'),
+            campaign: text('campaign'),
+            currency: text('currency')?.toUpperCase(),
+            page: undefined,
+          });
         }}
       >
+        <label htmlFor="recipient">Recipient</label>
+        <input id="recipient" name="recipient" type="search" defaultValue={recipient ?? ''} maxLength={100} placeholder="E-mail or name" />
+        <label htmlFor="sort">Sort by</label>
+        <select id="sort" value={sort ?? '-createdAt'} onChange={(e) => update({ sort: e.target.value === '-createdAt' ? undefined : e.target.value, page: undefined })}>
+          {REWARD_SORTS.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </select>
         <label htmlFor="status">Status</label>
         <select id="status" value={status ?? ''} onChange={(e) => update({ status: e.target.value || undefined, page: undefined })}>
           <option value="">Any</option>
@@ -77,23 +147,56 @@ export function RewardsPage() {
         <ExportButton
           label="Export CSV"
           run={(progress) =>
-            exportCsv(
-              'rewards.csv',
-              ['id', 'type', 'status', 'recipient_email', 'value_cents', 'remaining_cents', 'currency', 'external_id', 'campaign', 'source', 'created_at'],
-              (r: Reward) => [r.id, r.type, r.status, r.recipientEmail, r.faceValueCents, r.remainingValueCents, r.currency, r.externalId, r.campaign, r.source, r.createdAt],
-              (p) => fetchRewardsForExport(p, filters),
-              progress,
-            )
+            exportCsv('rewards.csv', EXPORT_HEADER, exportRow, (p) => fetchRewardsForExport(p, filters), progress)
           }
         />
         <Link to={reportLink('rewards', params)}>Report of these rewards…</Link>
       </form>
+      {chosen.length > 0 && (
+        <div className="bulk-actions" role="group" aria-label="Actions on the selected rewards">
+          <span>{chosen.length} selected</span>
+          <button type="button" className="secondary" disabled={bulk.isPending || cancelable.length === 0} onClick={() => setConfirmCancel(true)}>
+            Cancel selected
+          </button>
+          <button type="button" className="secondary" disabled={bulk.isPending} onClick={() => run('resend', chosen.map((r) => r.id))}>
+            Resend selected
+          </button>
+          <button type="button" className="secondary" onClick={() => download('rewards-selected.csv', toCsv([EXPORT_HEADER, ...chosen.map(exportRow)]))}>
+            Export selected
+          </button>
+          <button type="button" className="secondary" onClick={() => setSelected(new Map())}>
+            Clear selection
+          </button>
+        </div>
+      )}
+      {bulk.isPending && <StatusMessage kind="loading">Working on the selected rewards…</StatusMessage>}
+      {bulk.data && (
+        <p role="status">
+          {bulk.data.action === 'cancel' ? 'Cancelled' : 'Resent'} {bulk.data.done} of {bulk.data.done + bulk.data.failed.length}.
+          {bulk.data.failed.length > 0 && ` Not done: ${bulk.data.failed.map((f) => `${f.id} (${f.message})`).join('; ')}`}
+        </p>
+      )}
+      <ConfirmDialog
+        open={confirmCancel}
+        title={`Cancel ${cancelable.length} ${cancelable.length === 1 ? 'reward' : 'rewards'}?`}
+        details={[
+          { label: 'Rewards', value: cancelable.map((r) => r.recipientEmail).join(', ') },
+          { label: 'Value returned', value: totals(cancelable) },
+          ...(chosen.length > cancelable.length ? [{ label: 'Left as they are', value: `${chosen.length - cancelable.length} already redeemed, cancelled or expired` }] : []),
+        ]}
+        confirmLabel={`Cancel ${cancelable.length} ${cancelable.length === 1 ? 'reward' : 'rewards'}`}
+        onConfirm={() => {
+          setConfirmCancel(false);
+          run('cancel', cancelable.map((r) => r.id));
+        }}
+        onCancel={() => setConfirmCancel(false)}
+      />
       {rewards.isPending && <StatusMessage kind="loading">Loading rewards…</StatusMessage>}
       {rewards.isError && <StatusMessage kind="error">{rewards.error.message}</StatusMessage>}
       {rewards.data &&
         (rewards.data.rewards.length ? (
           <>
-            <RewardsTable rewards={rewards.data.rewards} caption={`${rewards.data.total} rewards`} />
+            <RewardsTable rewards={rewards.data.rewards} caption={`${rewards.data.total} rewards`} selection={selection} />
             <Pager page={page} total={rewards.data.total} pageSize={PAGE_SIZE} onPage={(p) => update({ page: String(p) })} />
           </>
         ) : (
@@ -101,4 +204,11 @@ export function RewardsPage() {
         ))}
     </>
   );
+}
+
+/** The remaining value of `rewards`, per currency. */
+function totals(rewards: Reward[]): string {
+  const sums = new Map<string, number>();
+  for (const r of rewards) sums.set(r.currency, (sums.get(r.currency) ?? 0) + r.remainingValueCents);
+  return [...sums].map(([currency, cents]) => formatCents(cents, currency)).join(' + ') || formatCents(0, 'USD');
 }

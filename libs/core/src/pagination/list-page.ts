@@ -31,6 +31,17 @@ export interface ListSpec<T> {
   countedAs: string | null;
   /** Newest first by `seq`, or by `(created_at, id)` for tables without a seq. */
   order: 'seq' | 'created';
+  /**
+   * Conditions beyond equality (a prefix search, docs/pagination.md, Filters) over any alias, with
+   * their named parameters (names not starting with `filter`, `cursor` or `created`).
+   */
+  where?: { sql: (alias: string) => string; params: Record<string, unknown> };
+  /**
+   * Another order than `order` newest first (docs/pagination.md, Sorting): `column` (then `id`, so
+   * ties have one order) or, with `column` null, `order`'s own key; `ascending` turns it round.
+   * Cursors follow it; a page number reads with OFFSET (the kept counts place newest-first pages only).
+   */
+  sort?: { column: string | null; ascending: boolean };
 }
 
 /**
@@ -38,7 +49,7 @@ export interface ListSpec<T> {
  * any alias, with its named parameters: what a page reads, and what a report streams
  * (`readListBatches`), from one definition.
  */
-export function listConditions(spec: Pick<ListSpec<unknown>, 'accountId' | 'filters' | 'created'>): {
+export function listConditions(spec: Pick<ListSpec<unknown>, 'accountId' | 'filters' | 'created' | 'where'>): {
   params: Record<string, unknown>;
   matching: (alias: string) => string;
 } {
@@ -53,7 +64,12 @@ export function listConditions(spec: Pick<ListSpec<unknown>, 'accountId' | 'filt
     conditions.push('created_at >= :createdGte', 'created_at < :createdLt');
     Object.assign(params, { createdGte: spec.created.gte, createdLt: spec.created.lt });
   }
-  return { params, matching: (alias: string) => conditions.map((c) => `${alias}.${c}`).join(' AND ') };
+  const extra = spec.where;
+  if (extra) Object.assign(params, extra.params);
+  return {
+    params,
+    matching: (alias: string) => [...conditions.map((c) => `${alias}.${c}`), ...(extra ? [`(${extra.sql(alias)})`] : [])].join(' AND '),
+  };
 }
 
 /**
@@ -141,8 +157,14 @@ export async function readListPage(
   checkListWindow(window);
   const table = manager.connection.getMetadata(spec.entity).tableName;
   const { params, matching } = listConditions(spec);
-  const orderOf = (alias: string, direction: 'DESC' | 'ASC') =>
-    spec.order === 'seq' ? `${alias}.seq ${direction}` : `${alias}.created_at ${direction}, ${alias}.id ${direction}`;
+  const sortColumn = spec.sort?.column ?? null;
+  if (sortColumn !== null && !/^[a-z_]+$/.test(sortColumn)) throw new Error(`not a plain column name: ${sortColumn}`);
+  // The order's columns, most significant first: one key, or a key and the id breaking its ties.
+  const keyColumns = sortColumn !== null ? [sortColumn, 'id'] : spec.order === 'seq' ? ['seq'] : ['created_at', 'id'];
+  // The direction the list runs in: newest (or largest) first unless the sort says otherwise.
+  const forward: 'DESC' | 'ASC' = spec.sort?.ascending ? 'ASC' : 'DESC';
+  const backward: 'DESC' | 'ASC' = forward === 'DESC' ? 'ASC' : 'DESC';
+  const orderOf = (alias: string, direction: 'DESC' | 'ASC') => keyColumns.map((column) => `${alias}.${column} ${direction}`).join(', ');
   // The total: the kept count, or the matching rows counted (a filter the counts do not keep).
   const totalSql =
     spec.countedAs !== null ? listTotalSql(':accountId', ':countedAs') : `(SELECT count(*) FROM ${table} n WHERE ${matching('n')})`;
@@ -155,7 +177,7 @@ export async function readListPage(
 
   const cursor = window.startingAfter ?? window.endingBefore;
   const offset = (window.page - 1) * window.pageSize;
-  const placed = cursor === undefined && spec.countedAs !== null && spec.order === 'seq';
+  const placed = cursor === undefined && spec.countedAs !== null && spec.order === 'seq' && sortColumn === null && forward === 'DESC';
   // The counts place a deep page, and read the total with it; any other page reads it alongside.
   const deep = placed && offset > DIRECT_SKIP_LIMIT;
   const located = deep ? await locateOffset(manager, spec.accountId, spec.countedAs!, offset) : null;
@@ -196,13 +218,16 @@ export async function readListPage(
       const field = window.startingAfter !== undefined ? 'starting_after' : 'ending_before';
       const [known]: unknown[] = await manager.query(`SELECT 1 FROM ${table} WHERE id = $1 AND account_id = $2`, [cursor, spec.accountId]);
       if (!known) throw new BadRequestError([{ path: field, message: 'is not the id of an item of this list' }]);
-      const position = spec.order === 'seq' ? `(SELECT c.seq FROM ${table} c WHERE c.id = :cursor)` : `(SELECT c.created_at, c.id FROM ${table} c WHERE c.id = :cursor)`;
-      const key = spec.order === 'seq' ? 't.seq' : '(t.created_at, t.id)';
+      const columns = (alias: string) => keyColumns.map((column) => `${alias}.${column}`).join(', ');
+      const position = `(SELECT ${columns('c')} FROM ${table} c WHERE c.id = :cursor)`;
+      const key = keyColumns.length === 1 ? columns('t') : `(${columns('t')})`;
+      // starting_after: the items after the cursor in the list's order; ending_before: those before it.
       const older = field === 'starting_after';
+      const after = forward === 'DESC' ? '<' : '>';
       return {
-        where: `${matching('t')} AND ${key} ${older ? '<' : '>'} ${position}`,
+        where: `${matching('t')} AND ${key} ${older ? after : after === '<' ? '>' : '<'} ${position}`,
         params: { ...params, cursor },
-        direction: older ? 'DESC' : 'ASC',
+        direction: older ? forward : backward,
         limit: window.pageSize + 1,
         skip: 0,
         reversed: !older,
@@ -223,13 +248,12 @@ export async function readListPage(
       };
     }
     if (total !== null && offset >= total && spec.countedAs !== null) return null;
-    return { where: matching('t'), params, direction: 'DESC', limit: window.pageSize, skip: offset, reversed: false };
+    return { where: matching('t'), params, direction: forward, limit: window.pageSize, skip: offset, reversed: false };
   }
 
   function entities(plan: PagePlan): Promise<ObjectLiteral[]> {
     const query = manager.getRepository(spec.entity).createQueryBuilder('t').where(plan.where, plan.params);
-    if (spec.order === 'seq') query.orderBy('t.seq', plan.direction);
-    else query.orderBy('t.created_at', plan.direction).addOrderBy('t.id', plan.direction);
+    keyColumns.forEach((column, i) => (i === 0 ? query.orderBy(`t.${column}`, plan.direction) : query.addOrderBy(`t.${column}`, plan.direction)));
     return (plan.skip > 0 ? query.offset(plan.skip) : query).limit(plan.limit).getMany();
   }
 }

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsObject, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { RequestExamples } from '@app/core';
-import { RewardDto } from '../dto/reward.dto';
+import { RewardCreatorDto, RewardDto } from '../dto/reward.dto';
 
 /** The approval rule (docs/controls.md, Approvals). */
 export class ApprovalSettingsDto {
@@ -37,17 +37,6 @@ export const UPDATE_APPROVAL_SETTINGS_EXAMPLES: RequestExamples<UpdateApprovalSe
   threshold: { summary: 'Sends of $500 or more need approval', value: { approvalSettings: { thresholdCents: 50_000 } } },
   none: { summary: 'No send needs approval', value: { approvalSettings: { thresholdCents: null } } },
 };
-
-/** Who sent a reward: a dashboard user (`label`: e-mail), an API key (its name) or an OAuth app (its name). */
-export class RewardCreatorDto {
-  @ApiProperty({ enum: ['user', 'api_key', 'oauth_app', 'operator'] })
-  type: 'user' | 'api_key' | 'oauth_app' | 'operator';
-
-  id: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  label: string | null;
-}
 
 export class PendingApprovalDto {
   reward: RewardDto;

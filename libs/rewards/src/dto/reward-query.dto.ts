@@ -1,9 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { CreatedQuery, CursorPageQueryDto, NoControlCharacters, PageSizeQuery } from '@app/core';
 import { CurrencyCode } from '@app/wallet';
 import { REWARD_STATUSES, REWARD_TYPES } from '../entities/reward.entity';
+
+/** The orders `GET /v1/rewards` takes (docs/pagination.md, Sorting): newest first by default. */
+export const REWARD_SORTS = ['-createdAt', 'createdAt', '-faceValueCents', 'faceValueCents'] as const;
+export type RewardSort = (typeof REWARD_SORTS)[number];
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
@@ -45,6 +49,35 @@ export class ListRewardsQueryDto extends CursorPageQueryDto {
 
   @CurrencyCode({ required: false, description: 'Only rewards in this currency.', example: 'USD' })
   currency?: string;
+
+  /**
+   * Only rewards whose recipient's e-mail, first name or last name starts with this text, ignoring
+   * case (1 to 100 characters).
+   */
+  @ApiPropertyOptional({ example: 'ada', minLength: 1, maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  @NoControlCharacters()
+  recipient?: string;
+
+  /** Only rewards sent by this dashboard user, API key or connected app (`createdBy.id`). */
+  @ApiPropertyOptional({ example: 'key_4Cc3bWbJ8N1yDkS0Pq2x7a', maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @NoControlCharacters()
+  created_by?: string;
+
+  /**
+   * The order: `-createdAt` (newest first, the default), `createdAt`, `-faceValueCents` (largest
+   * first) or `faceValueCents`; ties are broken by id. Cursors follow the order.
+   */
+  @ApiPropertyOptional({ enum: REWARD_SORTS, default: '-createdAt' })
+  @IsOptional()
+  @IsIn(REWARD_SORTS)
+  sort?: RewardSort;
 }
 
 export class GetRewardQueryDto {

@@ -136,6 +136,34 @@ export const REWARD_APPROVAL_SCHEMA = {
   },
 };
 
+/** `createdBy` of a reward, inline as `approval` is (an object or null). */
+export const REWARD_CREATOR_SCHEMA = {
+  type: 'object' as const,
+  nullable: true,
+  required: ['type', 'id', 'label'],
+  properties: {
+    type: { type: 'string' as const, enum: ['user', 'api_key', 'oauth_app', 'operator'] },
+    id: { type: 'string' as const, description: 'The user (`usr_`), API key (`key_`) or connected app (`oac_`).' },
+    label: { type: 'string' as const, nullable: true, description: "The user's e-mail, the key's name or the app's name; null when unnamed." },
+  },
+};
+
+/**
+ * Who sent a reward (docs/rewards.md, Who sent it): a dashboard user (`label`: their e-mail), an API
+ * key (its name) or a connected app (its name).
+ */
+export class RewardCreatorDto {
+  @ApiProperty({ enum: ['user', 'api_key', 'oauth_app', 'operator'] })
+  type: 'user' | 'api_key' | 'oauth_app' | 'operator';
+
+  /** The user's (`usr_`), key's (`key_`) or app's (`oac_`) id: what `GET /v1/rewards?created_by=` takes. */
+  id: string;
+
+  /** Null when the key has no name or its sender is gone. */
+  @ApiProperty({ type: String, nullable: true })
+  label: string | null;
+}
+
 export class RewardDto {
   /** Reward identifier (`rw_`). */
   id: string;
@@ -221,6 +249,15 @@ export class RewardDto {
   /** How it was sent: api, bulk, dashboard or oauth. */
   @ApiProperty({ enum: REWARD_SOURCES })
   source: string;
+
+  @ApiProperty({
+    ...REWARD_CREATOR_SCHEMA,
+    selfRequired: true,
+    description:
+      'Who sent it: a dashboard user (`label`: their e-mail), an API key (its name) or a connected app (its ' +
+      'name); `id` is what `created_by=` takes. Null for a reward sent before senders were recorded.',
+  })
+  createdBy: RewardCreatorDto | null;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   expiresAt: string | null;
@@ -347,6 +384,8 @@ export interface RewardView {
   reward: RewardEntity;
   cards: RewardCardEntity[];
   events: RewardEventEntity[];
+  /** The sender's label (`createdBy.label`), read with the reward. */
+  createdByLabel?: string | null;
 }
 
 /** All but the last 4 characters hidden: enough to tell cards apart, not to spend them. */
@@ -375,7 +414,7 @@ export function toIssuedCardDto(card: RewardCardEntity, revealCredentials: boole
   };
 }
 
-export function toRewardDto({ reward, cards, events }: RewardView, revealCredentials = false): RewardDto {
+export function toRewardDto({ reward, cards, events, createdByLabel }: RewardView, revealCredentials = false): RewardDto {
   return {
     id: reward.id,
     type: reward.type,
@@ -398,6 +437,7 @@ export function toRewardDto({ reward, cards, events }: RewardView, revealCredent
     campaign: reward.campaign,
     externalId: reward.externalId,
     source: reward.source,
+    createdBy: reward.createdByType && reward.createdById ? { type: reward.createdByType, id: reward.createdById, label: createdByLabel ?? null } : null,
     expiresAt: reward.expiresAt?.toISOString() ?? null,
     deliverAt: reward.deliverAt?.toISOString() ?? null,
     sentAt: reward.sentAt?.toISOString() ?? null,

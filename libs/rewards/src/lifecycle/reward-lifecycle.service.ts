@@ -397,7 +397,7 @@ export class RewardLifecycle {
         action: 'reward.canceled',
         targetType: 'reward',
         targetId: id,
-        metadata: { type: reward.type, faceValueCents: reward.faceValueCents },
+        metadata: { type: reward.type, faceValueCents: reward.faceValueCents, currency: reward.currency, recipientEmail: reward.recipientEmail },
       });
     });
   }
@@ -689,9 +689,10 @@ export class RewardLifecycle {
 
   /**
    * Resend: queues the recipient e-mail again, in any state, and the text too when the reward has a
-   * phone (every channel it has: docs/delivery.md, SMS); the timeline gets `reward.resent` per channel.
+   * phone (every channel it has: docs/delivery.md, SMS); the timeline gets `reward.resent` per channel,
+   * and the audit log one entry when a merchant asked for it (`origin`).
    */
-  async resend(accountId: string, id: string): Promise<void> {
+  async resend(accountId: string, id: string, origin?: AuditOrigin): Promise<void> {
     const mailJobId = newId('mail');
     const smsJobId = newId('mail');
     let texted = false;
@@ -713,6 +714,16 @@ export class RewardLifecycle {
         { event: timelineEvent(id, 'reward.resent', { channel: 'email' }) },
         ...(texted ? [{ event: timelineEvent(id, 'reward.resent', { channel: 'sms' }) }] : []),
       ]);
+      if (origin) {
+        await this.audit.record(manager, {
+          accountId,
+          origin,
+          action: 'reward.resent',
+          targetType: 'reward',
+          targetId: id,
+          metadata: { recipientEmail: reward.recipientEmail, valueCents: reward.faceValueCents, currency: reward.currency },
+        });
+      }
     });
     await this.jobs.enqueue({ mailJobIds: texted ? [mailJobId, smsJobId] : [mailJobId] });
   }

@@ -12,6 +12,16 @@ import { MailJobRepository } from './mail-job.repository';
 import { rewardEventData } from './reward-webhook-data';
 import { RewardTimeline } from './reward-timeline';
 
+/**
+ * The label of a page row's sender (`createdBy.label`, docs/rewards.md, Who sent it), read from the
+ * owners' tables by primary key: the user's e-mail, the key's name, the app's name.
+ */
+const CREATED_BY_LABEL = `CASE p.created_by_type
+                WHEN 'user' THEN (SELECT u.email FROM users u WHERE u.id = p.created_by_id)
+                WHEN 'api_key' THEN (SELECT NULLIF(k.name, '') FROM api_keys k WHERE k.id = p.created_by_id)
+                WHEN 'oauth_app' THEN (SELECT o.name FROM oauth_clients o WHERE o.id = p.created_by_id)
+              END`;
+
 /** Tokens are base62 text of 256 random bits; anything else cannot be a token and costs no query. */
 const TOKEN_SHAPE = /^[0-9A-Za-z]{20,100}$/;
 
@@ -168,6 +178,7 @@ export class RewardRepository {
    */
   readonly pageOfViews: PageSelect<RewardView> = {
     sql: (page, order) => `SELECT p.*,
+              ${CREATED_BY_LABEL} AS created_by_label,
               (SELECT json_agg(c ORDER BY c.seq) FROM reward_cards c WHERE c.reward_id = p.id) AS reward_cards,
               (SELECT json_agg(e ORDER BY e.seq) FROM reward_events e WHERE e.reward_id = p.id) AS reward_events
          FROM (${page}) AS p
@@ -178,6 +189,7 @@ export class RewardRepository {
         reward: reward(row),
         cards: (row.reward_cards as Record<string, unknown>[] | null)?.map((c) => this.opened(card(c))) ?? [],
         events: (row.reward_events as Record<string, unknown>[] | null)?.map(event) ?? [],
+        createdByLabel: (row.created_by_label as string | null) ?? null,
       }));
     },
   };

@@ -12,6 +12,7 @@ import { RecipientLanguageDelivery1764740000000 } from './1764740000000-recipien
 import { ScheduledSends1764800000000 } from './1764800000000-scheduled-sends';
 import { RewardReminders1764810000000 } from './1764810000000-reward-reminders';
 import { RewardSms1764820000000 } from './1764820000000-reward-sms';
+import { RewardSearch1764840000000 } from './1764840000000-reward-search';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -36,4 +37,5 @@ export const MIGRATIONS = [
   ScheduledSends1764800000000,
   RewardReminders1764810000000,
   RewardSms1764820000000,
+  RewardSearch1764840000000,
 ];
