@@ -50,10 +50,10 @@ export class PrivatePgBouncer {
   }
 
   async start(): Promise<this> {
-    await ensurePooledUser();
+    const server = this.options.server ?? { host: '127.0.0.1', port: 5432 };
+    await ensurePooledUser(`postgres://postgres@${server.host}:${server.port}/postgres`);
     this.port ||= await freePort();
     this.dir = mkdtempSync(join(tmpdir(), 'rewards-pgbouncer-'));
-    const server = this.options.server ?? { host: '127.0.0.1', port: 5432 };
     writeFileSync(join(this.dir, 'userlist.txt'), `"postgres" ""\n"${POOLED_USER}" ""\n`);
     writeFileSync(
       join(this.dir, 'pgbouncer.ini'),
