@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { OWNER_ROLE } from '@app/core';
+import { directUrl } from './pooler';
 
 /**
  * A connection for what a test arranges and the service's runtime role may not do (docs/operations.md,
@@ -10,5 +11,6 @@ import { OWNER_ROLE } from '@app/core';
  */
 export async function adminDataSource(databaseUrl: string, options: { superuser?: boolean } = {}): Promise<DataSource> {
   const role = options.superuser ? '' : ` -c role=${OWNER_ROLE}`;
-  return new DataSource({ type: 'postgres', url: databaseUrl, extra: { max: 2, options: `-c jit=off${role}` } }).initialize();
+  // Straight to PostgreSQL even when the app serves through the run's PgBouncer (test/support/pooler.ts): `options` and SET ROLE need a session.
+  return new DataSource({ type: 'postgres', url: directUrl(databaseUrl), extra: { max: 2, options: `-c jit=off${role}` } }).initialize();
 }

@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../libs/core/src/config/app-config';
 import { prepareInfrastructure } from '../../libs/core/src/database/prepare';
+import { PrivatePgBouncer } from './private-pgbouncer';
+
+/** The run's PgBouncer under TEST_THROUGH_PGBOUNCER=1, for the global teardown to stop (same process). */
+export const RUN_PGBOUNCER = Symbol.for('rewards.test.pgbouncer');
 
 /**
  * One fresh database and one Redis key prefix per test run, so runs never collide and nothing
@@ -26,4 +30,10 @@ export default async function globalSetup(): Promise<void> {
   process.env.ENCRYPTION_KEYS ??= `test${run}:${randomBytes(32).toString('base64')}`;
   await prepareInfrastructure(loadConfig());
   process.env.TEST_TEMPLATE_DATABASE_URL = base.toString();
+  // Serve through PgBouncer in transaction mode (test/support/pooler.ts; docs/testing.md, "Through PgBouncer").
+  if (process.env.TEST_THROUGH_PGBOUNCER === '1') {
+    const pgbouncer = await new PrivatePgBouncer({ poolSize: 20, server: { host: base.hostname, port: Number(base.port || 5432) } }).start();
+    (globalThis as Record<symbol, unknown>)[RUN_PGBOUNCER] = pgbouncer;
+    process.env.TEST_PGBOUNCER_PORT = String(pgbouncer.port);
+  }
 }

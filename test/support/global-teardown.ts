@@ -5,6 +5,7 @@ import { Client } from 'pg';
 
 /** Drops the run's database and its Redis keys (set KEEP_TEST_DATABASE=1 to inspect them). */
 export default async function globalTeardown(): Promise<void> {
+  await ((globalThis as Record<symbol, unknown>)[Symbol.for('rewards.test.pgbouncer')] as { stop(): Promise<void> } | undefined)?.stop();
   // The summary reporter has read the guard's record by now (reporters finish before the teardown).
   if (process.env.OUTBOUND_GUARD_RECORD) rmSync(dirname(process.env.OUTBOUND_GUARD_RECORD), { recursive: true, force: true });
   if (process.env.KEEP_TEST_DATABASE) return;

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { throughRunPooler } from './pooler';
 // Plain JavaScript, preloaded into the spawned process as it is (docs/operations.md, "Tests are hermetic").
 const outboundGuard = require('./outbound-guard') as { childEnv(owner: string | undefined): Record<string, string> };
 
@@ -41,7 +42,8 @@ export function spawnBuilt(app: 'api' | 'worker' | 'cli', args: string[], env: R
       ENV_FILE: '/dev/null',
       ENCRYPTION_KEYS: process.env.ENCRYPTION_KEYS ?? '',
       ...outboundGuard.childEnv(process.env.OUTBOUND_GUARD_OWNER),
-      ...env,
+      // Through the run's PgBouncer when the run is (test/support/pooler.ts); the process's start applies its defaults.
+      ...throughRunPooler(env),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

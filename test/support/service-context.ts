@@ -1,6 +1,7 @@
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { AppConfig, InfrastructureModule, loadConfig, randomToken } from '@app/core';
+import { preparePooledDatabase, throughRunPooler } from './pooler';
 
 type Override = { provide: unknown; useValue: unknown };
 
@@ -22,7 +23,8 @@ export async function startServiceContext(
   imports: Array<Type<unknown> | DynamicModule>,
   options: { env?: Record<string, string>; overrides?: Override[] } = {},
 ): Promise<ServiceContext> {
-  const config = loadConfig({ ...process.env, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${randomToken(4)}`, ...options.env });
+  const config = loadConfig(throughRunPooler({ ...process.env, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${randomToken(4)}`, ...options.env }));
+  await preparePooledDatabase(config);
   const builder = Test.createTestingModule({ imports: [InfrastructureModule.forRoot(config), ...imports] });
   for (const { provide, useValue } of options.overrides ?? []) builder.overrideProvider(provide).useValue(useValue);
   const app = await builder.compile();

@@ -9,6 +9,7 @@ import { ApiModule } from '../../apps/api/src/api.module';
 import { API_APP_OPTIONS, configureApp } from '../../apps/api/src/configure-app';
 import { WorkerAppModule } from '../../apps/worker/src/worker-app.module';
 import { ApiClient } from './api-client';
+import { preparePooledDatabase, throughRunPooler } from './pooler';
 // Plain JavaScript, shared with the Jest environment that gives each file its database.
 const fileDatabase = require('./file-database') as { copyTemplate(label: string): Promise<string> };
 
@@ -52,13 +53,16 @@ export function freePort(): Promise<number> {
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const port = await freePort();
-  const config = loadConfig({
-    ...process.env,
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${randomToken(4)}`,
-    ...options.env,
-  });
+  const config = loadConfig(
+    throughRunPooler({
+      ...process.env,
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${randomToken(4)}`,
+      ...options.env,
+    }),
+  );
+  await preparePooledDatabase(config);
   const builder = Test.createTestingModule({
     imports: [ApiModule.register(config)],
     controllers: options.extra?.controllers,

@@ -11,10 +11,17 @@ export interface AppConfig {
   port: number;
   publicBaseUrl: string;
   authUrl: string;
+  /** The serving connections: the API's and the worker's pools; may name a pooler in transaction mode. */
   databaseUrl: string;
   /**
-   * The connection that creates the database and the roles and runs the migrations; DATABASE_URL when
-   * unset (docs/operations.md, Database roles).
+   * A connection straight to PostgreSQL, for what needs a session of its own: the LISTEN connection,
+   * the migrations and their advisory lock. DATABASE_URL when unset; set when DATABASE_URL names a
+   * pooler (docs/scaling.md, PgBouncer).
+   */
+  databaseDirectUrl: string;
+  /**
+   * The connection that creates the database and the roles and runs the migrations; DATABASE_DIRECT_URL
+   * when unset (docs/operations.md, Database roles).
    */
   databaseMigrationUrl: string;
   redisUrl: string;
@@ -169,6 +176,17 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
 
 const withoutTrailingSlash = (value: string) => value.replace(/\/+$/, '');
 
+/**
+ * Whether DATABASE_URL names a pooler in transaction mode (DATABASE_DIRECT_URL set to something else).
+ * A pooler hands each transaction whichever server session is free and passes no `options` on: the
+ * serving sessions then get SESSION_OPTIONS' settings as defaults of their login user in the database
+ * (applyPooledSessionDefaults in libs/core/src/database/database-roles.ts, at migration time), and the webhook bookkeeping sets its own with SET
+ * LOCAL in each transaction (docs/scaling.md, PgBouncer).
+ */
+export function throughPooler(config: Pick<AppConfig, 'databaseUrl' | 'databaseDirectUrl'>): boolean {
+  return config.databaseDirectUrl !== config.databaseUrl;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = withoutTrailingSlash(
@@ -193,12 +211,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const smsProvider = oneOf<SmsProviderName>(env, 'SMS_PROVIDER', 'outbox', ['outbox', 'twilio']);
   const databaseUrl = url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/rewards', ['postgres:', 'postgresql:'])!;
+  const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', databaseUrl, ['postgres:', 'postgresql:'])!;
   return {
     port,
     publicBaseUrl,
     authUrl: withoutTrailingSlash(url(env, 'AUTH_URL', publicBaseUrl, ['http:', 'https:'])!),
     databaseUrl,
-    databaseMigrationUrl: url(env, 'DATABASE_MIGRATION_URL', databaseUrl, ['postgres:', 'postgresql:'])!,
+    databaseDirectUrl,
+    databaseMigrationUrl: url(env, 'DATABASE_MIGRATION_URL', databaseDirectUrl, ['postgres:', 'postgresql:'])!,
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
     queuePrefix,
     runWorkers: boolean(env, 'RUN_WORKERS', true),

@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import type { AppConfig } from '../config/app-config';
+import { throughPooler, type AppConfig } from '../config/app-config';
 import { MIGRATIONS } from './migrations';
 import { RUNTIME_ROLE } from './database-roles';
 
@@ -25,6 +25,6 @@ export function dataSourceOptions(config: AppConfig): DataSourceOptions {
     // No JIT: it pays off for long analytic queries, never for ours. A plan whose estimate crosses
     // jit_above_cost (a list page, while a table's statistics are stale) spent ~45 ms compiling a
     // 2 ms query (docs/operations.md, Database sessions).
-    extra: { max: 20, connectionTimeoutMillis: 5000, keepAlive: true, options: SESSION_OPTIONS },
+    extra: { max: 20, connectionTimeoutMillis: 5000, keepAlive: true, ...(throughPooler(config) ? {} : { options: SESSION_OPTIONS }) },
   };
 }

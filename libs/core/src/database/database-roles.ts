@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { AppConfig, redactUrl } from '../config/app-config';
+import { AppConfig, redactUrl, throughPooler } from '../config/app-config';
 import { StartupError } from './startup-checks';
 
 /**
@@ -62,13 +62,58 @@ export async function ensureDatabaseRoles(config: AppConfig): Promise<void> {
   });
 }
 
-/** After the migrations: DATABASE_URL's user must be able to act as the runtime role, or nothing would work. */
+/**
+ * Through a pooler (DATABASE_DIRECT_URL set apart from DATABASE_URL): the serving sessions cannot carry
+ * `-c role=... -c jit=off` (a pooler in transaction mode passes no `options` on, and hands each
+ * transaction whichever server session is free), so they become defaults of DATABASE_URL's user in
+ * this database: `ALTER ROLE <user> IN DATABASE <db> SET role = rewards_app, SET jit = off`. Made
+ * over the migration connection, after the migrations, every start (nothing when already so). Its
+ * user may do it as a superuser, with CREATEROLE, or for itself; otherwise the operator does it once
+ * (docs/scaling.md, PgBouncer). The pooler must log in to PostgreSQL as the user DATABASE_URL names.
+ */
+export async function applyPooledSessionDefaults(config: AppConfig): Promise<void> {
+  if (!throughPooler(config)) return;
+  const user = decodeURIComponent(new URL(config.databaseUrl).username);
+  if (!user) throw new StartupError('DATABASE_URL names no user: through a pooler (DATABASE_DIRECT_URL set) it must, so that its sessions can be given the runtime role (docs/scaling.md, PgBouncer)');
+  await withSetupClient(config.databaseMigrationUrl, async (client) => {
+    const { rows } = await client.query<{ settings: string[] | null; database: string }>(
+      `SELECT current_database() AS database,
+              (SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
+                WHERE r.rolname = $1 AND s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())) AS settings`,
+      [user],
+    );
+    const have = new Set(rows[0].settings ?? []);
+    const statements = POOLED_SESSION_DEFAULTS.filter(([name, value]) => !have.has(`${name}=${value}`)).map(
+      ([name, value]) => `ALTER ROLE ${quoteIdent(user)} IN DATABASE ${quoteIdent(rows[0].database)} SET ${name} = ${value}`,
+    );
+    for (const statement of statements) {
+      await client.query(statement).catch((error: { code?: string; message?: string }) => {
+        throw new StartupError(
+          `Could not give DATABASE_URL's user its session defaults (${error.code ?? error.message}): as a superuser, run ${statements.join('; ')} (docs/scaling.md, PgBouncer)`,
+        );
+      });
+    }
+  });
+}
+
+/** What every serving session must be set to, as `-c` options (SESSION_OPTIONS) or, through a pooler, as its user's defaults. */
+const POOLED_SESSION_DEFAULTS: [string, string][] = [
+  ['role', RUNTIME_ROLE],
+  ['jit', 'off'],
+];
+
+/**
+ * After the migrations: DATABASE_URL's user must be able to act as the runtime role, or nothing would
+ * work. Through a pooler no options are sent: its sessions must already act as the runtime role.
+ */
 export async function checkRuntimeRole(config: AppConfig, sessionOptions: string): Promise<void> {
-  const client = new Client({ connectionString: config.databaseUrl, connectionTimeoutMillis: 3000, options: sessionOptions });
+  const pooled = throughPooler(config);
+  const client = new Client({ connectionString: config.databaseUrl, connectionTimeoutMillis: 3000, ...(pooled ? {} : { options: sessionOptions }) });
   client.on('error', () => undefined);
+  let actingAs: string;
   try {
     await client.connect();
-    await client.query('SELECT 1');
+    actingAs = (await client.query<{ role: string }>('SELECT current_user AS role')).rows[0].role;
   } catch (error) {
     const e = error as { code?: string; message?: string };
     if (e.code === '42501') {
@@ -80,6 +125,15 @@ export async function checkRuntimeRole(config: AppConfig, sessionOptions: string
   } finally {
     await client.end().catch(() => undefined);
   }
+  if (actingAs !== RUNTIME_ROLE) {
+    throw new StartupError(
+      `The sessions of DATABASE_URL (${redactUrl(config.databaseUrl)}, a pooler) act as ${actingAs}, not ${RUNTIME_ROLE}: the pooler must log in as the user DATABASE_URL names (docs/scaling.md, PgBouncer)`,
+    );
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** The roles and the schema's grants; the baseline then creates everything as the owner role. */
@@ -108,6 +162,8 @@ async function withSetupClient(url: string, work: (client: Client) => Promise<vo
     throw new StartupError(`PostgreSQL at ${redactUrl(url)} refused the set-up connection (${e.code ?? e.message})`);
   }
   try {
+    // Itself, whatever defaults its user has in this database (through a pooler, the runtime role: applyPooledSessionDefaults).
+    await client.query('SET ROLE NONE');
     await work(client);
   } finally {
     await client.end().catch(() => undefined);

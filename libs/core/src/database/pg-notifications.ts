@@ -65,9 +65,10 @@ export class PgNotifications implements OnApplicationShutdown {
 
   private async connect(): Promise<void> {
     // TCP keep-alive: a connection the network dropped without closing is noticed and replaced. It acts
-    // as the runtime role like every other session of the service (LISTEN needs no privilege).
+    // as the runtime role like every other session of the service (LISTEN needs no privilege). Straight to
+    // PostgreSQL (DATABASE_DIRECT_URL): a pooler in transaction mode would not keep a LISTEN's session.
     const client = new Client({
-      connectionString: this.config.databaseUrl,
+      connectionString: this.config.databaseDirectUrl,
       application_name: 'listener',
       keepAlive: true,
       options: SESSION_OPTIONS,

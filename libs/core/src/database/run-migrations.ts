@@ -9,7 +9,7 @@ const MIGRATION_LOCK = 72_410_001;
 /** Runs the pending migrations over DATABASE_MIGRATION_URL, as the owner role (docs/operations.md, Database roles). */
 export async function runMigrations(config: AppConfig): Promise<string[]> {
   const dataSource = new DataSource({
-    ...dataSourceOptions({ ...config, databaseUrl: config.databaseMigrationUrl }),
+    ...dataSourceOptions({ ...config, databaseUrl: config.databaseMigrationUrl, databaseDirectUrl: config.databaseMigrationUrl }),
     // Two sessions: one holds the lock, the other migrates. A migration that fails can leave its own
     // session checked out, and the unlock must not wait for it (destroy() closes both in any case).
     extra: { max: 2, options: MIGRATION_SESSION_OPTIONS, application_name: 'migrations' },

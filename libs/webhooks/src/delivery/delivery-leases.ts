@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { HeldLease, LeaseHeartbeat, queryRows, RowLease, Statement } from '@app/core';
-import { WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
+import { HeldLease, LeaseHeartbeat, RowLease, Statement } from '@app/core';
+import { bookkeepingRows, WEBHOOK_BOOKKEEPING_DB } from './webhook-bookkeeping';
 
 /**
  * How long a claimed attempt keeps others off the delivery without a renewal. Short, so a dead
@@ -79,7 +79,7 @@ export class DeliveryLeases {
    */
   async claim(endpointId: string, limit: number): Promise<ClaimedDelivery[]> {
     const { text, params } = this.claimStatement(endpointId, limit);
-    return queryRows<ClaimedDelivery>(this.dataSource.manager, text, params);
+    return bookkeepingRows<ClaimedDelivery>(this.dataSource, text, params);
   }
 
   claimStatement(endpointId: string, limit: number): { text: string; params: unknown[] } {
