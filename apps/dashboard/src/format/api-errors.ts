@@ -88,15 +88,14 @@ export function merchantMessage(error: { status?: number; code?: string; message
  */
 export function describeText(raw: string, labels: FieldLabels = {}): string {
   const text = withoutCodePrefix(raw);
-  const parts = text.split(/;\s+/).map((part) => {
-    const issue = part.match(/^([A-Za-z][\w.[\]]*):\s+(.+)$/);
-    if (issue) return `${labels[issue[1]] ?? sentence(humanPath(issue[1])).replace(/\.$/, '')}: ${merchantIssue(issue[2], issue[1], labels)}`;
-    for (const [pattern, words] of RULES) {
-      const match = part.match(pattern);
-      if (match) return sentence(typeof words === 'string' ? words : words(match));
-    }
-    return null;
-  });
-  if (parts.every((p) => p !== null)) return parts.join(' ');
+  // `path: message; path: message`, as the API lists field issues.
+  const issues = text.split(/;\s+/).map((part) => part.match(/^([A-Za-z][\w.[\]]*):\s+(.+)$/));
+  if (issues.every((issue) => issue !== null)) {
+    return issues.map((issue) => `${labels[issue![1]] ?? sentence(humanPath(issue![1])).replace(/\.$/, '')}: ${merchantIssue(issue![2], issue![1], labels)}`).join(' ');
+  }
+  for (const [pattern, words] of RULES) {
+    const match = text.match(pattern);
+    if (match) return sentence(typeof words === 'string' ? words : words(match));
+  }
   return sentence(`That did not go through: ${text}`);
 }

@@ -4,7 +4,7 @@ import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type ApiKeyS
 import { ConfirmButton } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
-import { fieldIssue, FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError } from '../components/FormError';
 import { SecretOnce } from '../components/SecretOnce';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';

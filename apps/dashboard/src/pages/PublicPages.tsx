@@ -5,7 +5,7 @@ import { useRequestPasswordReset, useResetPassword } from '../api/security';
 import { useSession } from '../api/session';
 import { useAcceptInvitation, useInvitation } from '../api/team';
 import { Field } from '../components/Field';
-import { fieldIssue, FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 
 export function ForgotPasswordPage() {

@@ -10,7 +10,7 @@ import { useHasScope, useSession } from '../api/session';
 import { useWallets } from '../api/wallet';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
-import { fieldIssue, FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { supportedCurrencies } from '../format/currencies';
