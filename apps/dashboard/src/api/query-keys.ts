@@ -75,6 +75,8 @@ export const queryKeys = {
   webhooks: {
     endpoints: () => ['webhooks', 'endpoints'] as const,
     deliveries: (endpointId: string) => ['webhooks', 'deliveries', endpointId] as const,
+    /** Under `deliveries`, so a retry or a new list refreshes the open delivery too. */
+    delivery: (endpointId: string, deliveryId: string) => ['webhooks', 'deliveries', endpointId, deliveryId] as const,
   },
   /** Reports (docs/reports.md): `reports()` reaches every page of the list. */
   reports: (page?: number) => (page === undefined ? (['reports'] as const) : (['reports', { page }] as const)),

@@ -63,6 +63,18 @@ export function useDeliveries(endpointId: string) {
   });
 }
 
+export type WebhookDelivery = components['schemas']['WebhookDeliveryDto'];
+
+/** One delivery with its attempts (time, HTTP status, duration, error), oldest first as the API lists them. */
+export function useDelivery(endpointId: string, deliveryId: string | null) {
+  return useQuery({
+    queryKey: queryKeys.webhooks.delivery(endpointId, deliveryId ?? ''),
+    enabled: deliveryId !== null,
+    queryFn: async () =>
+      unwrap(await v1.GET('/v1/webhook-endpoints/{id}/deliveries/{deliveryId}', { params: { path: { id: endpointId, deliveryId: deliveryId! } } })),
+  });
+}
+
 export function useRetryDelivery(endpointId: string) {
   const client = useQueryClient();
   return useMutation({

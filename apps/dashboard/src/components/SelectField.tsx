@@ -1,6 +1,6 @@
 import { useId, type SelectHTMLAttributes } from 'react';
 
-/** A labelled choice among `options`, with the API's message for it (`issues[].path`) shown beside it, as Field does for inputs. */
+/** A labelled choice among `options`, with the API's message for it (`issues[].path`) shown beside it (`aria-invalid`, described by it), as Field does for inputs. */
 export function SelectField({ label, error, options, ...select }: { label: string; error?: string; options: readonly string[] } & SelectHTMLAttributes<HTMLSelectElement>) {
   const id = useId();
   return (

@@ -11,6 +11,29 @@ import { DataTable } from '../components/DataTable';
 import { bulkTemplateRows, parseBulkCsv, type BulkReward, type BulkRow } from '../format/bulk-rows';
 import { download, toCsv } from '../format/csv';
 import { formatCents } from '../format/money';
+import { describeText, merchantMessage, type FieldLabels } from '../format/api-errors';
+
+/** The API paths of a bulk row's fields, named by the file's columns (the merchant's words for them here). */
+const BULK_LABELS: FieldLabels = {
+  type: 'Column type',
+  'recipient.email': 'Column email',
+  'recipient.firstName': 'Column first_name',
+  'recipient.lastName': 'Column last_name',
+  'recipient.language': 'Column language',
+  valueCents: 'Column amount',
+  utid: 'Column utid',
+  allowedBrandKeys: 'Column brand_keys',
+  expiresAt: 'Column expires_at',
+  message: 'Column message',
+  externalId: 'Column external_id',
+  campaign: 'Column campaign',
+};
+
+/** A row's error as the API words it (`bad_request: Invalid request: recipient.email: …`), in the merchant's. */
+function bulkError(text: string): string {
+  if (/^skipped: insufficient_funds/.test(text)) return 'Skipped: the wallet balance ran out before this row.';
+  return describeText(text, BULK_LABELS);
+}
 
 /** The API takes up to 500 rewards a request; a longer file goes in chunks of this size, in order. */
 const CHUNK = 500;
@@ -66,10 +89,10 @@ export function BulkSend({ currency, brands }: { currency: string; brands: reado
         );
         for (const item of answer.results) {
           const row = chunk[item.index];
-          results.push({ line: row.line, reward: row.reward, ok: item.ok, rewardId: item.rewardId, error: item.error });
+          results.push({ line: row.line, reward: row.reward, ok: item.ok, rewardId: item.rewardId, error: item.error === null ? null : bulkError(item.error) });
         }
       } catch (error) {
-        const message = error instanceof ApiFailure ? error.message : 'the request failed';
+        const message = error instanceof ApiFailure ? merchantMessage(error, BULK_LABELS) : 'The request failed. Try again.';
         for (const r of chunk) results.push({ line: r.line, reward: r.reward, ok: false, rewardId: null, error: message });
       }
       progress(Math.min(start + CHUNK, valid.length));

@@ -62,7 +62,7 @@ export function CatalogRules({ brands }: { brands: CatalogBrand[] }) {
             </div>
           )}
         </fieldset>
-        <FormError error={save.error} fields={['allowedBrandKeys']} />
+        <FormError error={save.error} labels={{ allowedBrandKeys: 'Brands' }} />
         <button type="submit" disabled={save.isPending}>
           Save catalog rules
         </button>

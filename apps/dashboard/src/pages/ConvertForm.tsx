@@ -3,7 +3,7 @@ import { useFxConversion, useFxQuote, type HeldQuote } from '../api/fx';
 import { ApiFailure } from '../api/http';
 import { useIdempotencyKey } from '../api/idempotency';
 import { Field } from '../components/Field';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError, issueOf } from '../components/FormError';
 import { SelectField } from '../components/SelectField';
 import { formatCents, formatRate } from '../format/money';
 import { parseMajorUnits } from '../format/parse-money';
@@ -79,7 +79,7 @@ export function ConvertForm({ currencies }: { currencies: readonly string[] }) {
   return (
     <>
       <form onSubmit={submit} className="inline-form" aria-label="Convert">
-        <SelectField label="From" options={currencies} value={from} onChange={(e) => edit(() => setFrom(e.target.value))} error={issueOf(quote.error, 'from')} />
+        <SelectField label="From" options={currencies} value={from} onChange={(e) => edit(() => setFrom(e.target.value))} {...fieldIssue(quote.error, 'from')} />
         <SelectField label="To" options={currencies} value={to} onChange={(e) => edit(() => setTo(e.target.value))} error={clientErrors.to ?? issueOf(quote.error, 'to')} />
         <Field
           label={`Amount to receive (${to})`}
@@ -91,7 +91,7 @@ export function ConvertForm({ currencies }: { currencies: readonly string[] }) {
         <button type="submit" disabled={quote.isPending}>
           Get quote
         </button>
-        <FormError error={quote.error} fields={['from', 'to', 'toAmountCents']} />
+        <FormError error={quote.error} labels={{ from: 'From', to: 'To', toAmountCents: 'Amount' }} />
       </form>
       {held && (
         <section className="quote" aria-labelledby="quote-heading">

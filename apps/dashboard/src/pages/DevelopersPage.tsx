@@ -4,7 +4,7 @@ import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type ApiKeyS
 import { ConfirmButton } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError } from '../components/FormError';
 import { SecretOnce } from '../components/SecretOnce';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
@@ -55,7 +55,7 @@ export function DevelopersPage() {
       {secret && <SecretOnce label="Your new API key" value={secret} onDone={() => setSecret(null)} />}
       <form onSubmit={submit} className="stack" aria-label="Create an API key">
         <h2>Create an API key</h2>
-        <Field label="Key name" name="name" required maxLength={100} error={issueOf(create.error, 'name')} />
+        <Field label="Key name" name="name" required maxLength={100} {...fieldIssue(create.error, 'name')} />
         <fieldset>
           <legend>Scopes</legend>
           <label>
@@ -72,14 +72,14 @@ export function DevelopersPage() {
             name="maxReward"
             inputMode="decimal"
             hint="A send through this key worth more is refused."
-            error={issueOf(create.error, 'limits.maxRewardCents')}
+            {...fieldIssue(create.error, 'limits.maxRewardCents')}
           />
           <Field
             label={`Daily limit, last 24 hours (${currency})`}
             name="dailyLimit"
             inputMode="decimal"
             hint="Sends through this key over the last 24 hours may add up to this at most; other currencies count at the current rate."
-            error={issueOf(create.error, 'limits.dailyLimitCents')}
+            {...fieldIssue(create.error, 'limits.dailyLimitCents')}
           />
         </fieldset>
         {limitError && (
@@ -87,7 +87,7 @@ export function DevelopersPage() {
             {limitError}
           </p>
         )}
-        <FormError error={create.error} fields={['name', 'limits.maxRewardCents', 'limits.dailyLimitCents']} />
+        <FormError error={create.error} labels={{ name: 'Key name', 'limits.maxRewardCents': `Largest single send (${currency})`, 'limits.dailyLimitCents': `Daily limit, last 24 hours (${currency})` }} />
         <button type="submit" disabled={create.isPending || scopes.length === 0}>
           Create key
         </button>

@@ -5,7 +5,7 @@ import { useRequestPasswordReset, useResetPassword } from '../api/security';
 import { useSession } from '../api/session';
 import { useAcceptInvitation, useInvitation } from '../api/team';
 import { Field } from '../components/Field';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 
 export function ForgotPasswordPage() {
@@ -21,8 +21,8 @@ export function ForgotPasswordPage() {
         <p role="status">If an account uses that address, a link to choose a new password is on its way. It works once, for 30 minutes.</p>
       ) : (
         <form onSubmit={submit} className="stack">
-          <Field label="E-mail" name="email" type="email" autoComplete="username" required error={issueOf(request.error, 'email')} />
-          <FormError error={request.error} fields={['email']} />
+          <Field label="E-mail" name="email" type="email" autoComplete="username" required {...fieldIssue(request.error, 'email')} />
+          <FormError error={request.error} labels={{ email: 'E-mail' }} />
           <button type="submit" disabled={request.isPending}>
             Send reset link
           </button>
@@ -64,9 +64,9 @@ export function ResetPasswordPage() {
             minLength={12}
             required
             hint="At least 12 characters; common passwords are refused."
-            error={issueOf(reset.error, 'password')}
+            {...fieldIssue(reset.error, 'password')}
           />
-          <FormError error={reset.error} fields={['password']} />
+          <FormError error={reset.error} labels={{ password: 'New password' }} />
           <button type="submit" disabled={reset.isPending}>
             Set password
           </button>
@@ -127,14 +127,14 @@ export function AcceptInvitationPage() {
             value={password}
             onChange={(e) => setPassword(e.target.value)}
             hint="At least 12 characters; common passwords are refused."
-            error={issueOf(accept.error, 'password')}
+            {...fieldIssue(accept.error, 'password')}
           />
           <button type="submit" disabled={accept.isPending}>
             Accept invitation
           </button>
         </form>
       )}
-      <FormError error={accept.error} fields={['password']} />
+      <FormError error={accept.error} labels={{ password: 'Choose a password' }} />
     </div>
   );
 }

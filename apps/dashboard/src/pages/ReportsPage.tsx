@@ -5,7 +5,7 @@ import { createdRange } from '../api/rewards';
 import { useHasScope } from '../api/session';
 import { DataTable } from '../components/DataTable';
 import { DateRangeFields } from '../components/DateRangeFields';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError, issueOf } from '../components/FormError';
 import { Pager } from '../components/Pager';
 import { SelectField } from '../components/SelectField';
 import { StatusMessage } from '../components/StatusMessage';
@@ -83,7 +83,7 @@ export function ReportsPage() {
             value={type}
             options={types}
             onChange={(e) => update({ report: e.target.value })}
-            error={issueOf(request.error, 'type')}
+            {...fieldIssue(request.error, 'type')}
           />
           <DateRangeFields from={from} to={to} onChange={(range) => update(range)} />
           {(issueOf(request.error, 'filters.createdGte') || issueOf(request.error, 'filters.createdLt')) && (
@@ -107,7 +107,7 @@ export function ReportsPage() {
               </button>
             </div>
           )}
-          <FormError error={request.error} fields={['type', 'filters.createdGte', 'filters.createdLt']} />
+          <FormError error={request.error} labels={{ type: 'Report of', 'filters.createdGte': 'From', 'filters.createdLt': 'To' }} />
           <button type="submit" disabled={request.isPending}>
             Request report
           </button>

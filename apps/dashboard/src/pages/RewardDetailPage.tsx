@@ -19,7 +19,7 @@ import { useHasScope } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { formatCents } from '../format/money';
@@ -224,7 +224,7 @@ function CorrectAddress({ reward }: { reward: Reward }) {
           maxLength={254}
           value={email}
           onChange={(e) => setEmail(e.target.value)}
-          error={issueOf(correct.error, 'recipient.email')}
+          {...fieldIssue(correct.error, 'recipient.email')}
         />
         <button type="submit" disabled={correct.isPending || email.trim() === reward.recipientEmail}>
           {scheduled ? 'Save' : 'Save and send again'}
@@ -237,7 +237,7 @@ function CorrectAddress({ reward }: { reward: Reward }) {
             : `Sent again to ${correct.data.reward.recipientEmail}.`}
         </p>
       )}
-      <FormError error={correct.error} fields={['recipient.email']} />
+      <FormError error={correct.error} labels={{ 'recipient.email': "Recipient's e-mail" }} />
     </section>
   );
 }

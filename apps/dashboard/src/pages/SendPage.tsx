@@ -11,7 +11,7 @@ import { CheckboxList } from '../components/CheckboxList';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyCode } from '../components/CopyCode';
 import { Field } from '../components/Field';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError, issueOf, type FieldLabels } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { fundedCents } from '../format/fx';
@@ -169,12 +169,19 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
   const err = send.error;
   return (
     <form onSubmit={submit} className="stack" noValidate>
-      <Field label="Recipient e-mail" name="email" type="email" required error={issueOf(err, 'recipient.email')} />
-      <Field label="First name" name="firstName" required error={issueOf(err, 'recipient.firstName')} />
-      <Field label="Last name" name="lastName" error={issueOf(err, 'recipient.lastName')} />
+      <Field label="Recipient e-mail" name="email" type="email" required {...fieldIssue(err, 'recipient.email')} />
+      <Field label="First name" name="firstName" required {...fieldIssue(err, 'recipient.firstName')} />
+      <Field label="Last name" name="lastName" {...fieldIssue(err, 'recipient.lastName')} />
       <div className="field">
         <label htmlFor="recipient-language">Recipient's language</label>
-        <select id="recipient-language" name="language" defaultValue="" aria-describedby="recipient-language-hint">
+        <select
+          id="recipient-language"
+          name="language"
+          defaultValue=""
+          data-issue-path="recipient.language"
+          aria-invalid={issueOf(err, 'recipient.language') ? true : undefined}
+          aria-describedby={issueOf(err, 'recipient.language') ? 'recipient-language-hint recipient-language-error' : 'recipient-language-hint'}
+        >
           <option value="">Not set</option>
           {Object.entries(LANGUAGE_NAMES).map(([code, name]) => (
             <option key={code} value={code}>
@@ -183,6 +190,11 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
           ))}
         </select>
         <small id="recipient-language-hint">The e-mail and the recipient's page speak it; not set: English, and the page follows the browser.</small>
+        {issueOf(err, 'recipient.language') && (
+          <small id="recipient-language-error" className="field-error">
+            {issueOf(err, 'recipient.language')}
+          </small>
+        )}
       </div>
       <Field
         label="Mobile phone (optional)"
@@ -191,6 +203,7 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
         autoComplete="off"
         placeholder="+14155550123"
         hint="With the country code, e.g. +14155550123: a text with the link is sent as well as the e-mail."
+        data-issue-path="recipient.phone"
         error={phoneError ?? issueOf(err, 'recipient.phone')}
       />
       {type === 'CHOICE' && (
@@ -199,7 +212,9 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
           <select
             id="reward-currency"
             value={currency}
-            aria-describedby="reward-currency-hint"
+            data-issue-path="currency"
+            aria-invalid={issueOf(err, 'currency') ? true : undefined}
+            aria-describedby={issueOf(err, 'currency') ? 'reward-currency-hint reward-currency-error' : 'reward-currency-hint'}
             onChange={(e) => {
               setChoiceCurrency(e.target.value);
               setBrands([]);
@@ -212,7 +227,11 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
             ))}
           </select>
           <small id="reward-currency-hint">The recipient chooses among cards in this currency.</small>
-          {issueOf(err, 'currency') && <small className="field-error">{issueOf(err, 'currency')}</small>}
+          {issueOf(err, 'currency') && (
+            <small id="reward-currency-error" className="field-error">
+              {issueOf(err, 'currency')}
+            </small>
+          )}
         </div>
       )}
       <Field
@@ -222,12 +241,12 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
         required
         value={amount}
         onChange={(e) => setAmount(e.target.value)}
-        error={issueOf(err, 'valueCents')}
+        {...fieldIssue(err, 'valueCents')}
       />
       {type === 'FIXED' ? (
         <fieldset>
           <legend>Gift card</legend>
-          <Field label="Search the catalog" type="search" value={search} onChange={(e) => setSearch(e.target.value)} error={issueOf(err, 'utid')} />
+          <Field label="Search the catalog" type="search" value={search} onChange={(e) => setSearch(e.target.value)} {...fieldIssue(err, 'utid')} />
           {catalog.isPending && <StatusMessage kind="loading">Loading the catalog…</StatusMessage>}
           {catalog.isError && <StatusMessage kind="error">{catalog.error.message}</StatusMessage>}
           <div className="picker" role="radiogroup" aria-label="Gift card">
@@ -274,28 +293,25 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
             selected={brands}
             onChange={setBrands}
           />
-          <Field label="Expires at (optional)" name="expiresAt" type="datetime-local" error={issueOf(err, 'expiresAt')} />
+          <Field label={SEND_LABELS.expiresAt} name="expiresAt" type="datetime-local" {...fieldIssue(err, 'expiresAt')} />
         </>
       )}
       {valueCents !== null && valueCents > 0 && <ApprovalNotice valueCents={valueCents} currency={currency} primary={primary} />}
       {valueCents !== null && valueCents > 0 && (type === 'CHOICE' || item) && (
-        <FundingChoice currency={currency} valueCents={valueCents} chosen={funding} onChoose={setFunding} error={issueOf(err, 'fundingCurrency')} />
+        <FundingChoice currency={currency} valueCents={valueCents} chosen={funding} onChoose={setFunding} {...fieldIssue(err, 'fundingCurrency')} />
       )}
-      <ScheduleField value={deliverLocal} onChange={setDeliverLocal} error={issueOf(err, 'deliverAt')} />
+      <ScheduleField value={deliverLocal} onChange={setDeliverLocal} {...fieldIssue(err, 'deliverAt')} />
       <div className="field">
         <label htmlFor="message">Message (optional)</label>
-        <textarea id="message" name="message" maxLength={1000} rows={3} />
+        <textarea id="message" name="message" maxLength={1000} rows={3} data-issue-path="message" aria-invalid={issueOf(err, 'message') ? true : undefined} />
       </div>
-      <Field label="External id (optional)" name="externalId" maxLength={100} error={issueOf(err, 'externalId')} />
+      <Field label="External id (optional)" name="externalId" maxLength={100} {...fieldIssue(err, 'externalId')} />
       {clientError && (
         <p role="alert" className="form-error">
           {clientError}
         </p>
       )}
-      <FormError
-        error={err}
-        fields={['recipient.email', 'recipient.firstName', 'recipient.lastName', 'recipient.language', 'recipient.phone', 'valueCents', 'utid', 'expiresAt', 'deliverAt', 'externalId', 'currency', 'fundingCurrency']}
-      />
+      <FormError error={err} labels={{ ...SEND_LABELS, valueCents: `Amount (${currency})` }} />
       <button type="submit" disabled={send.isPending}>
         Send reward
       </button>
@@ -319,6 +335,24 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     </form>
   );
 }
+
+/** The Send form's fields as the merchant sees them, by the API path the server names them with. */
+const SEND_LABELS: FieldLabels = {
+  'recipient.email': 'Recipient e-mail',
+  'recipient.firstName': 'First name',
+  'recipient.lastName': 'Last name',
+  'recipient.language': "Recipient's language",
+  'recipient.phone': 'Mobile phone',
+  valueCents: 'Amount',
+  utid: 'Gift card',
+  currency: 'Reward currency',
+  fundingCurrency: 'Pay from another wallet',
+  allowedBrandKeys: 'Brands the recipient may choose',
+  expiresAt: 'Expires at (optional)',
+  deliverAt: 'Deliver at',
+  message: 'Message',
+  externalId: 'External id',
+};
 
 /** E.164, as the API checks it: +, a country code, at most 15 digits. */
 const E164 = /^\+[1-9][0-9]{1,14}$/;
@@ -448,6 +482,7 @@ function ScheduleField({ value, onChange, error }: { value: string; onChange: (v
         type="datetime-local"
         value={value}
         onChange={(e) => onChange(e.target.value)}
+        data-issue-path="deliverAt"
         error={error}
         hint="Leave empty to send now. From a minute to a year ahead: the value is held now, the e-mail goes out then."
       />

@@ -10,7 +10,7 @@ import { useHasScope, useSession } from '../api/session';
 import { useWallets } from '../api/wallet';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { supportedCurrencies } from '../format/currencies';
@@ -55,10 +55,10 @@ function BrandingSection() {
       <h2 id="branding">Branding</h2>
       <div className="branding">
         <form onSubmit={submit} className="stack">
-          <Field label="Sender name" value={draft.senderName} maxLength={100} onChange={(e) => setDraft({ ...draft, senderName: e.target.value })} error={issueOf(save.error, 'senderName')} />
-          <Field label="Logo URL (https)" type="url" value={draft.logoUrl} onChange={(e) => setDraft({ ...draft, logoUrl: e.target.value })} error={issueOf(save.error, 'logoUrl')} />
-          <Field label="Brand colour" type="color" value={draft.brandColor} onChange={(e) => setDraft({ ...draft, brandColor: e.target.value })} error={issueOf(save.error, 'brandColor')} />
-          <FormError error={save.error} fields={['senderName', 'logoUrl', 'brandColor']} />
+          <Field label="Sender name" value={draft.senderName} maxLength={100} onChange={(e) => setDraft({ ...draft, senderName: e.target.value })} {...fieldIssue(save.error, 'senderName')} />
+          <Field label="Logo URL (https)" type="url" value={draft.logoUrl} onChange={(e) => setDraft({ ...draft, logoUrl: e.target.value })} {...fieldIssue(save.error, 'logoUrl')} />
+          <Field label="Brand colour" type="color" value={draft.brandColor} onChange={(e) => setDraft({ ...draft, brandColor: e.target.value })} {...fieldIssue(save.error, 'brandColor')} />
+          <FormError error={save.error} labels={{ senderName: 'Sender name', logoUrl: 'Logo URL (https)', brandColor: 'Brand colour' }} />
           <button type="submit" disabled={save.isPending}>
             Save branding
           </button>
@@ -196,14 +196,14 @@ function RemindersSection() {
           value={draft.beforeExpiryDays}
           onChange={(e) => setDraft({ ...draft, beforeExpiryDays: e.target.value })}
           hint={`1 to 30; for rewards with an expiry date. Now: ${stored.beforeExpiryDays ?? 'none'}`}
-          error={issueOf(save.error, 'reminderSettings.beforeExpiryDays')}
+          {...fieldIssue(save.error, 'reminderSettings.beforeExpiryDays')}
         />
         {invalid && (
           <p role="alert" className="field-error">
             {invalid}
           </p>
         )}
-        <FormError error={save.error} fields={[...afterIssues.map((issue) => issue.path), 'reminderSettings.beforeExpiryDays']} />
+        <FormError error={save.error} labels={{ 'reminderSettings.beforeExpiryDays': 'Days before expiry', ...Object.fromEntries(afterIssues.map((issue) => [issue.path, 'Days after sending'])) }} />
         <button type="submit" disabled={save.isPending}>
           Save reminders
         </button>
@@ -262,14 +262,14 @@ function ApprovalSection() {
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           hint={stored === null ? 'No send needs approval' : `Now: sends of ${formatCents(stored, primary)} or more`}
-          error={issueOf(save.error, 'approvalSettings.thresholdCents')}
+          {...fieldIssue(save.error, 'approvalSettings.thresholdCents')}
         />
         {invalid && (
           <p role="alert" className="field-error">
             {invalid}
           </p>
         )}
-        <FormError error={save.error} fields={['approvalSettings.thresholdCents']} />
+        <FormError error={save.error} labels={{ 'approvalSettings.thresholdCents': `Approval needed from (${primary})` }} />
         <button type="submit" disabled={save.isPending}>
           Save threshold
         </button>
@@ -372,9 +372,9 @@ function PasswordSection() {
           minLength={12}
           required
           hint="At least 12 characters; common passwords are refused."
-          error={issueOf(change.error, 'newPassword')}
+          {...fieldIssue(change.error, 'newPassword')}
         />
-        <FormError error={change.error} fields={['newPassword']} />
+        <FormError error={change.error} labels={{ newPassword: 'New password' }} />
         <button type="submit" disabled={change.isPending}>
           Change password
         </button>
@@ -423,8 +423,8 @@ function TwoFactorSection() {
           <p>
             Secret: <code>{pending.secret}</code>
           </p>
-          <Field label="Code from the app" name="code" inputMode="numeric" autoComplete="one-time-code" required error={issueOf(confirm.error, 'code')} />
-          <FormError error={confirm.error} fields={['code']} />
+          <Field label="Code from the app" name="code" inputMode="numeric" autoComplete="one-time-code" required {...fieldIssue(confirm.error, 'code')} />
+          <FormError error={confirm.error} labels={{ code: 'Code from the app' }} />
           <button type="submit" disabled={confirm.isPending}>
             Turn on two-factor sign-in
           </button>
@@ -432,11 +432,11 @@ function TwoFactorSection() {
       )}
       {enabled && (
         <form onSubmit={(e) => disable.mutate(codeOf(e))} className="inline-form" aria-label="Turn off two-factor sign-in">
-          <Field label="Code to turn two-factor sign-in off" name="code" inputMode="numeric" autoComplete="one-time-code" error={issueOf(disable.error, 'code')} />
+          <Field label="Code to turn two-factor sign-in off" name="code" inputMode="numeric" autoComplete="one-time-code" {...fieldIssue(disable.error, 'code')} />
           <button type="submit" className="secondary" disabled={disable.isPending}>
             Turn off two-factor sign-in
           </button>
-          <FormError error={disable.error} fields={['code']} />
+          <FormError error={disable.error} labels={{ code: 'Code to turn two-factor sign-in off' }} />
         </form>
       )}
     </section>

@@ -4,7 +4,7 @@ import { ROLES, useInvitations, useMembers, useTeamActions } from '../api/team';
 import { ConfirmButton } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 
@@ -39,7 +39,7 @@ export function TeamPage() {
     <>
       <h1>Team</h1>
       <form onSubmit={submit} className="inline-form" aria-label="Invite a member">
-        <Field label="E-mail to invite" name="email" type="email" required error={issueOf(invite.error, 'email')} />
+        <Field label="E-mail to invite" name="email" type="email" required {...fieldIssue(invite.error, 'email')} />
         <div className="field">
           <label htmlFor="invite-role">Role</label>
           <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)} aria-describedby="invite-role-description">
@@ -53,7 +53,7 @@ export function TeamPage() {
           Invite
         </button>
         {invite.isSuccess && <span role="status">Invitation sent to {invite.data.invitation.email}.</span>}
-        <FormError error={invite.error} fields={['email']} />
+        <FormError error={invite.error} labels={{ email: 'E-mail to invite' }} />
       </form>
       <details className="roles">
         <summary>What each role may do</summary>

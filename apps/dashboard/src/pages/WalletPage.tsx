@@ -9,7 +9,7 @@ import { DataTable } from '../components/DataTable';
 import { DateRangeFields } from '../components/DateRangeFields';
 import { ExportButton } from '../components/ExportButton';
 import { Field } from '../components/Field';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError, issueOf } from '../components/FormError';
 import { Pager } from '../components/Pager';
 import { SelectField } from '../components/SelectField';
 import { StatusMessage } from '../components/StatusMessage';
@@ -178,7 +178,7 @@ function TopUpForm({ currencies }: { currencies: readonly string[] }) {
   };
   return (
     <form onSubmit={submit} className="inline-form" aria-label="Top up">
-      <SelectField label="Top-up currency" options={currencies} value={currency} onChange={(e) => setCurrency(e.target.value)} error={issueOf(topUp.error, 'currency')} />
+      <SelectField label="Top-up currency" options={currencies} value={currency} onChange={(e) => setCurrency(e.target.value)} {...fieldIssue(topUp.error, 'currency')} />
       <Field label={`Top up amount (${currency})`} inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} error={clientError ?? issueOf(topUp.error, 'amountCents')} />
       <button type="submit" disabled={topUp.isPending}>
         Top up
@@ -191,7 +191,7 @@ function TopUpForm({ currencies }: { currencies: readonly string[] }) {
           </a>
         </span>
       )}
-      <FormError error={topUp.error} fields={['amountCents', 'currency']} />
+      <FormError error={topUp.error} labels={{ amountCents: `Top up amount (${currency})`, currency: 'Top-up currency' }} />
     </form>
   );
 }

@@ -1,13 +1,15 @@
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { useHasScope } from '../api/session';
 import {
   useCreateEndpoint,
   useDeliveries,
+  useDelivery,
   useEndpointActions,
   useReplay,
   useRetryDelivery,
   useWebhookEndpoints,
   WEBHOOK_EVENT_TYPES,
+  type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEventType,
 } from '../api/webhooks';
@@ -15,7 +17,7 @@ import { CheckboxList } from '../components/CheckboxList';
 import { ConfirmButton } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
-import { FormError, issueOf } from '../components/FormError';
+import { fieldIssue, FormError, issueOf, type FieldLabels } from '../components/FormError';
 import { SecretOnce } from '../components/SecretOnce';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
@@ -57,8 +59,8 @@ function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
   return (
     <form onSubmit={submit} className="stack" aria-label="Add endpoint">
       <h2>Add an endpoint</h2>
-      <Field label="URL" name="url" type="url" required placeholder="https://example.com/webhooks" error={issueOf(create.error, 'url')} />
-      <Field label="Description (optional)" name="description" error={issueOf(create.error, 'description')} />
+      <Field label={ENDPOINT_LABELS.url} name="url" type="url" required placeholder="https://example.com/webhooks" {...fieldIssue(create.error, 'url')} />
+      <Field label={ENDPOINT_LABELS.description} name="description" {...fieldIssue(create.error, 'description')} />
       <CheckboxList
         legend="Events (none ticked: every event)"
         filterLabel="Filter events"
@@ -67,7 +69,7 @@ function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
         onChange={(values) => setEvents(values as WebhookEventType[])}
         after={issueOf(create.error, 'events') && <small className="field-error">{issueOf(create.error, 'events')}</small>}
       />
-      <FormError error={create.error} fields={['url', 'description', 'events']} />
+      <FormError error={create.error} labels={ENDPOINT_LABELS} />
       <button type="submit" disabled={create.isPending}>
         Add endpoint
       </button>
@@ -75,10 +77,14 @@ function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
   );
 }
 
+/** The endpoint form's fields as the merchant sees them, by the API path the server names them with. */
+const ENDPOINT_LABELS: FieldLabels = { url: 'URL', description: 'Description (optional)', events: 'Events' };
+
 function EndpointCard({ endpoint, writer, onSecret }: { endpoint: WebhookEndpoint; writer: boolean; onSecret: (secret: string) => void }) {
   const [showDeliveries, setShowDeliveries] = useState(false);
   const [showReplay, setShowReplay] = useState(false);
   const { toggle, rotate, test, remove } = useEndpointActions(endpoint, onSecret);
+  const pausedId = useId();
   return (
     <li>
       <h3>{endpoint.url}</h3>
@@ -98,7 +104,7 @@ function EndpointCard({ endpoint, writer, onSecret }: { endpoint: WebhookEndpoin
               {endpoint.active ? 'Pause' : 'Resume'}
             </button>
             <ConfirmButton label="Rotate secret" question="The current secret keeps working beside the new one for 24 hours, so your servers can switch." onConfirm={() => rotate.mutate()} disabled={rotate.isPending} />
-            <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
+            <button type="button" onClick={() => test.mutate()} disabled={test.isPending || !endpoint.active} aria-describedby={endpoint.active ? undefined : pausedId}>
               Send test
             </button>
             <button type="button" className="secondary" aria-expanded={showReplay} onClick={() => setShowReplay((v) => !v)}>
@@ -111,10 +117,11 @@ function EndpointCard({ endpoint, writer, onSecret }: { endpoint: WebhookEndpoin
           {showDeliveries ? 'Hide deliveries' : 'Show deliveries'}
         </button>
       </div>
+      {writer && !endpoint.active && <p id={pausedId}>Paused: resume the endpoint to send it a test event or retry its deliveries.</p>}
       {test.isSuccess && <p role="status">Test event queued.</p>}
       <FormError error={toggle.error ?? rotate.error ?? test.error ?? remove.error} />
       {writer && showReplay && <ReplayForm endpoint={endpoint} />}
-      {showDeliveries && <Deliveries endpointId={endpoint.id} writer={writer} />}
+      {showDeliveries && <Deliveries endpoint={endpoint} writer={writer} />}
     </li>
   );
 }
@@ -161,33 +168,107 @@ function ReplayForm({ endpoint }: { endpoint: WebhookEndpoint }) {
   );
 }
 
-function Deliveries({ endpointId, writer }: { endpointId: string; writer: boolean }) {
-  const deliveries = useDeliveries(endpointId);
-  const retry = useRetryDelivery(endpointId);
+/** Why a delivery cannot be retried now, or null when it can (docs/webhooks.md, Retries). */
+function retryBlocked(delivery: WebhookDelivery, endpoint: WebhookEndpoint): string | null {
+  if (delivery.status === 'PENDING') return 'Still pending: its next attempt is already scheduled.';
+  if (!endpoint.active) return 'The endpoint is paused: resume it to retry.';
+  return null;
+}
+
+function Deliveries({ endpoint, writer }: { endpoint: WebhookEndpoint; writer: boolean }) {
+  const deliveries = useDeliveries(endpoint.id);
+  const retry = useRetryDelivery(endpoint.id);
+  const [openId, setOpenId] = useState<string | null>(null);
+  const base = useId();
   if (deliveries.isPending) return <StatusMessage kind="loading">Loading deliveries…</StatusMessage>;
   if (deliveries.isError) return <StatusMessage kind="error">{deliveries.error.message}</StatusMessage>;
   if (deliveries.data.deliveries.length === 0) return <StatusMessage kind="empty">No deliveries yet.</StatusMessage>;
+  const panelId = `${base}-detail`;
   return (
-    <DataTable
-      rows={deliveries.data.deliveries}
-      rowKey={(d) => d.id}
-      caption="Deliveries"
-      columns={[
-        { header: 'Event', cell: (d) => d.eventType },
-        { header: 'Status', cell: (d) => d.status },
-        { header: 'Attempts', cell: (d) => d.attempts },
-        { header: 'Response', cell: (d) => d.responseStatus ?? d.lastError ?? '—' },
-        { header: 'Last attempt', cell: (d) => <Time value={d.lastAttemptAt} /> },
-        { header: 'Next attempt', cell: (d) => <Time value={d.nextAttemptAt} /> },
-        writer && {
-          header: 'Retry',
-          cell: (d) => (
-            <button type="button" onClick={() => retry.mutate(d.id)} disabled={retry.isPending || d.status === 'SUCCEEDED'}>
-              Retry
-            </button>
-          ),
-        },
-      ]}
-    />
+    <>
+      <DataTable
+        rows={deliveries.data.deliveries}
+        rowKey={(d) => d.id}
+        caption="Deliveries"
+        columns={[
+          { header: 'Event', cell: (d) => d.eventType },
+          { header: 'Status', cell: (d) => d.status },
+          { header: 'Attempts', cell: (d) => d.attempts },
+          { header: 'Response', cell: (d) => d.responseStatus ?? d.lastError ?? '—' },
+          { header: 'Last attempt', cell: (d) => <Time value={d.lastAttemptAt} /> },
+          { header: 'Next attempt', cell: (d) => <Time value={d.nextAttemptAt} /> },
+          {
+            header: 'Details',
+            cell: (d) => (
+              <button
+                type="button"
+                className="secondary"
+                aria-expanded={openId === d.id}
+                aria-controls={openId === d.id ? panelId : undefined}
+                aria-label={`${openId === d.id ? 'Hide' : 'Show'} payload and attempts of ${d.eventType} ${d.id}`}
+                onClick={() => setOpenId(openId === d.id ? null : d.id)}
+              >
+                {openId === d.id ? 'Hide' : 'Details'}
+              </button>
+            ),
+          },
+          writer && {
+            header: 'Retry',
+            cell: (d) => {
+              const blocked = retryBlocked(d, endpoint);
+              const reasonId = `${base}-retry-${d.id}`;
+              return (
+                <>
+                  <button type="button" onClick={() => retry.mutate(d.id)} disabled={retry.isPending || blocked !== null} aria-describedby={blocked ? reasonId : undefined}>
+                    {d.status === 'SUCCEEDED' ? 'Send again' : 'Retry now'}
+                  </button>
+                  {blocked && (
+                    <small id={reasonId} className="hint">
+                      {blocked}
+                    </small>
+                  )}
+                </>
+              );
+            },
+          },
+        ]}
+      />
+      <FormError error={retry.error} />
+      {openId && <DeliveryDetail endpointId={endpoint.id} deliveryId={openId} id={panelId} />}
+    </>
+  );
+}
+
+/** A delivery's exact payload (pretty JSON) and each of its attempts: when, HTTP status, how long, what went wrong. */
+function DeliveryDetail({ endpointId, deliveryId, id }: { endpointId: string; deliveryId: string; id: string }) {
+  const detail = useDelivery(endpointId, deliveryId);
+  const headingId = `${id}-heading`;
+  return (
+    <section id={id} className="delivery-detail" aria-labelledby={headingId}>
+      <h4 id={headingId}>Delivery {deliveryId}</h4>
+      {detail.isPending && <StatusMessage kind="loading">Loading the delivery…</StatusMessage>}
+      {detail.isError && <StatusMessage kind="error">{detail.error.message}</StatusMessage>}
+      {detail.data && (
+        <>
+          <h5>Payload</h5>
+          <pre className="payload" tabIndex={0} aria-label="Payload (JSON)">
+            {JSON.stringify(detail.data.delivery.payload, null, 2)}
+          </pre>
+          <h5>Attempts</h5>
+          {detail.data.attempts.length === 0 ? (
+            <StatusMessage kind="empty">No attempt yet.</StatusMessage>
+          ) : (
+            <ol className="attempts">
+              {detail.data.attempts.map((a) => (
+                <li key={a.attempt}>
+                  Attempt {a.attempt}: <Time value={a.startedAt} /> · {a.responseStatus === null ? 'no HTTP answer' : `HTTP ${a.responseStatus}`} · {a.durationMs} ms ·{' '}
+                  {a.succeeded ? 'delivered' : (a.error ?? 'failed')}
+                </li>
+              ))}
+            </ol>
+          )}
+        </>
+      )}
+    </section>
   );
 }
