@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, offlineContext, PHONE, signInToDashboard, watchSavedFiles } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, navLink, offlineContext, PHONE, signInToDashboard, watchSavedFiles } from '../support/browser';
 import { expectedFromAmount, publishedSandboxRates } from '../support/fx';
 import { addMember } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
@@ -53,7 +53,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     return { context, page };
   }
 
-  const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+  const nav = (page: Page, name: string) => navLink(page, name, { exact: true });
 
   beforeAll(async () => {
     t = await startTestApp({ env: { SMTP_URL: await smtp.start() }, overrides: [clockOverride(clock)] });
