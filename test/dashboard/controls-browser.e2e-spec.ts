@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, PHONE, signInToDashboard } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, navLink, PHONE, signInToDashboard } from '../support/browser';
 import { addMember } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { fund } from '../support/rewards';
@@ -20,7 +20,7 @@ describe('dashboard controls in a real browser (Debian chromium)', () => {
     page.on('close', () => external.forEach((url) => outside.push(url)));
     return { context, page };
   }
-  const nav = (page: Page, name: string | RegExp) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
+  const nav = (page: Page, name: string | RegExp) => navLink(page, name);
 
   beforeAll(async () => {
     t = await startTestApp({ env: await isolatedDatabase() });

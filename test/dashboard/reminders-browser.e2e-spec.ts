@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, PHONE, signInToDashboard } from '../support/browser';
+import { DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, navLink, PHONE, signInToDashboard } from '../support/browser';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
 /** The reminders form of the Settings page (docs/delivery.md, Reminders), in a real browser at phone and desktop width. */
@@ -14,7 +14,7 @@ describe('dashboard reminder settings in a real browser (Debian chromium)', () =
     page.on('close', () => external.forEach((url) => outside.push(url)));
     return { context, page };
   }
-  const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' });
+  const nav = (page: Page) => navLink(page, 'Settings');
   const settings = async () => (await t.api.as(m.key).get('/v1/account/reminder-settings')).body.reminderSettings;
 
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import type { Browser, Download } from 'playwright-core';
-import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, PHONE, signInToDashboard } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, navLink, PHONE, signInToDashboard } from '../support/browser';
 import { choiceReward } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 
@@ -46,7 +46,7 @@ describe('statements and receipts on the Wallet page (Debian chromium)', () => {
       [DESKTOP, 'desktop'],
     ] as const) {
       const { context, page, external } = await signInToDashboard(browser, t.baseUrl, device, m);
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Wallet', exact: true }).click();
+      await navLink(page, 'Wallet', { exact: true }).click();
       await page.getByRole('heading', { name: 'Monthly statement' }).waitFor();
 
       // This month, the primary wallet: the top-up, the hold, and the balances of now.

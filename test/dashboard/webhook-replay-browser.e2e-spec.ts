@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { DESKTOP, expectAccessible, launchChromium, PHONE, signInToDashboard } from '../support/browser';
+import { DESKTOP, expectAccessible, launchChromium, navLink, PHONE, signInToDashboard } from '../support/browser';
 import { eventually } from '../support/processes';
 import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -41,7 +41,7 @@ describe('dashboard: replay a time range to a webhook endpoint', () => {
     ['phone', PHONE],
   ] as const)('at %s width: the form replays the days chosen and says how many events go out again', async (name, device) => {
     const { context, page } = await signInToDashboard(browser, t.baseUrl, device, m);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await navLink(page, 'Webhooks', { exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
 
     const before = receiver.at('/replayed').length;

@@ -51,7 +51,9 @@ describe("the redemption page in the recipient's language, in a real browser (De
     expect(await documentLang(page)).toBe('fr');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Bonjour Amélie, Acme Inc vous a envoyé une récompense de ${money('fr-FR', 5_000)}`);
     expect(await page.getByText('Thanks a lot!').isVisible()).toBe(true);
-    expect(await page.getByText('Choisissez vos cartes au plus tard le 31 décembre 2030.').isVisible()).toBe(true);
+    // The expiry in UTC, the zone named (the recipient's zone is unknown), and the exact instant in `datetime`.
+    expect(await page.getByText('Choisissez vos cartes au plus tard le 31 décembre 2030 à 12:00 UTC.').isVisible()).toBe(true);
+    expect(await page.locator('time[datetime="2030-12-31T12:00:00.000Z"]').textContent()).toBe('31 décembre 2030 à 12:00 UTC');
     expect(await page.locator('#remaining-value').textContent()).toBe(money('fr-FR', 5_000));
 
     // The script's own messages are French too.

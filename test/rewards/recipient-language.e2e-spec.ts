@@ -43,7 +43,9 @@ describe("the recipient's language (recipient.language)", () => {
     expect(mail.subject).toBe(`Acme Inc vous a envoyé une récompense de ${value}`);
     expect(mail.text).toContain('Bonjour Amélie,');
     expect(mail.text).toContain(`Choisir vos cartes cadeaux\u00a0: ${res.body.redemptionUrl}`);
-    expect(mail.text).toContain('À utiliser au plus tard le 31 décembre 2030.');
+    // The recipient's zone is unknown: the expiry's day and time in UTC, the zone named, in the text and the HTML.
+    expect(mail.text).toContain('À utiliser au plus tard le 31 décembre 2030 à 12:00 UTC.');
+    expect(mail.html).toContain('À utiliser au plus tard le 31 décembre 2030 à 12:00 UTC.');
     // The merchant's message as written, not translated.
     expect(mail.text).toContain('Thank you, as written');
     expect(mail.html).toContain('<html lang="fr">');

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, chromium, Locator, Page } from 'playwright-core';
 import { ROOT } from './processes';
 
 /** Debian's Chromium (apt-get install chromium); never a downloaded browser. */
@@ -117,3 +117,35 @@ export async function signInToDashboard(
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   return { context, page, external };
 }
+
+/** The dashboard's main navigation (a sidebar on a desktop, a "Menu" disclosure at phone width). */
+export const mainNavigation = (page: Page): Locator => page.getByRole('navigation', { name: 'Main' });
+
+/** The phone's menu button; not shown (so not found) where the navigation is a sidebar. */
+export const menuButton = (page: Page): Locator => mainNavigation(page).getByRole('button', { name: /^Menu/ });
+
+/** Opens the navigation when it is a closed phone menu, as a person would before choosing a page; nothing on a desktop. */
+export async function openNavigation(page: Page): Promise<void> {
+  await mainNavigation(page).waitFor();
+  const menu = menuButton(page);
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+}
+
+/**
+ * The main navigation's link `name` at any width: each action opens the phone menu first when it is
+ * closed (choosing a page closes it again). Tests reach pages through this, so one place knows how
+ * the navigation is opened.
+ */
+export function navLink(page: Page, name: string | RegExp, options: { exact?: boolean } = {}) {
+  const link = mainNavigation(page).getByRole('link', { name, exact: options.exact });
+  const opened = async () => {
+    await openNavigation(page);
+    return link;
+  };
+  return {
+    click: async () => (await opened()).click(),
+    waitFor: async () => (await opened()).waitFor(),
+    count: async () => (await opened()).count(),
+  };
+}
+

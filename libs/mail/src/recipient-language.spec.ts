@@ -56,6 +56,20 @@ describe('recipient language catalogues', () => {
     expect(recipientTexts('xx').language).toBe('en');
   });
 
+  it('an expiry reads as its day and time in UTC, the zone named, in every language', () => {
+    const at = '2026-12-03T13:00:00Z';
+    const useBy = Object.fromEntries(RECIPIENT_LANGUAGES.map((l) => [l, recipientTexts(l).t('email', 'useBy', { date: recipientTexts(l).instant(at) })]));
+    expect(useBy).toEqual({
+      en: 'Use it by December 3, 2026 at 1:00 PM UTC.',
+      es: 'Puedes usarla hasta el 3 de diciembre de 2026 a las 13:00 UTC.',
+      fr: 'À utiliser au plus tard le 3 décembre 2026 à 13:00 UTC.',
+      de: 'Einzulösen bis zum 3. Dezember 2026 um 13:00 UTC.',
+      it: 'Usalo entro il 3 dicembre 2026 alle ore 13:00 UTC.',
+      pt: 'Use até 3 de dezembro de 2026 às 13:00 UTC.',
+      nl: 'Te gebruiken tot 3 december 2026 om 13:00 UTC.',
+    });
+  });
+
   it('escapes the text and the placeholders of markup, but keeps markup passed in', () => {
     const en = recipientTexts('en');
     expect(en.html('email', 'greeting', { name: '<b>Ada</b>' }).toString()).toBe('Hi &lt;b&gt;Ada&lt;/b&gt;,');

@@ -38,6 +38,7 @@ export class RecipientTexts {
   private readonly moneyFormats = new Map<string, Intl.NumberFormat>();
   private readonly dateFormat: Intl.DateTimeFormat;
   private readonly dateTimeFormat: Intl.DateTimeFormat;
+  private readonly instantFormat: Intl.DateTimeFormat;
 
   constructor(readonly language: RecipientLanguage) {
     this.locale = LOCALES[language];
@@ -46,6 +47,16 @@ export class RecipientTexts {
     this.dateFormat = new Intl.DateTimeFormat(this.locale, { dateStyle: 'long', timeZone: 'UTC' });
     // An instant (a scheduled send's delivery time): its day and time in UTC, the texts say so.
     this.dateTimeFormat = new Intl.DateTimeFormat(this.locale, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
+    // A deadline (an expiry): the recipient's zone is unknown, so its day and time in UTC, the zone named in the value itself.
+    this.instantFormat = new Intl.DateTimeFormat(this.locale, {
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZone: 'UTC',
+      timeZoneName: 'short',
+    });
   }
 
   /** The text `section.key` with its `{placeholders}` filled in. */
@@ -87,7 +98,12 @@ export class RecipientTexts {
     return this.dateFormat.format(typeof value === 'string' ? new Date(value) : value);
   }
 
-  /** An instant as a day and a time of day, in UTC. */
+  /** A deadline as its day and time of day in UTC, the zone named: `31 décembre 2030 à 23:59 UTC`, `December 31, 2030 at 11:59 PM UTC`. */
+  instant(value: Date | string): string {
+    return this.instantFormat.format(typeof value === 'string' ? new Date(value) : value);
+  }
+
+  /** An instant as a day and a time of day, in UTC (the text around it says UTC). */
   dateTime(value: Date | string): string {
     return this.dateTimeFormat.format(typeof value === 'string' ? new Date(value) : value);
   }

@@ -48,7 +48,7 @@ export function renderRewardEmail(input: RewardEmailInput): { subject: string; h
   const sent = texts.t('email', fixed ? 'sentFixed' : 'sentChoice', params);
   const greeting = texts.t('email', 'greeting', { name: input.recipientFirstName });
   const action = texts.t('email', input.type === 'FIXED' ? 'actionFixed' : 'actionChoice');
-  const expiry = input.expiresAt ? texts.t('email', 'useBy', { date: texts.date(input.expiresAt) }) : '';
+  const expiry = input.expiresAt ? texts.t('email', 'useBy', { date: texts.instant(input.expiresAt) }) : '';
   const keepPrivate = texts.t('email', 'keepPrivate');
 
   const text = [

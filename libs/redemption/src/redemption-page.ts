@@ -61,7 +61,11 @@ export function renderRedemptionPage(state: RedemptionStateView, texts: Texts, o
   const params = { name: reward.recipientFirstName, sender: reward.senderName, value: money(reward.faceValueCents), brand: reward.brandName ?? '' };
   const notice = statusNotice(state, texts);
   const pending = cards.some((card) => card.status === 'PENDING');
-  const expiry = reward.expiresAt && reward.canPick && html`<p class="muted">${texts.t('page', 'pickBy', { date: texts.date(reward.expiresAt) })}</p>`;
+  // The recipient's zone is unknown: the deadline in UTC, saying so, and the exact instant in `datetime`.
+  const expiry =
+    reward.expiresAt &&
+    reward.canPick &&
+    html`<p class="muted">${texts.html('page', 'pickBy', { date: html`<time datetime="${new Date(reward.expiresAt).toISOString()}">${texts.instant(reward.expiresAt)}</time>` })}</p>`;
 
   const body = html`
 ${preview && PREVIEW_BANNER}<header class="bar">${logo(reward.senderName, reward.logoUrl, 'lg')}<span class="sender">${reward.senderName}</span></header>

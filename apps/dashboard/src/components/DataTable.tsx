@@ -8,12 +8,25 @@ export interface Column<T> {
 /**
  * The list table every page shows: a header row, one row per item, and a region that scrolls
  * sideways on narrow screens (reachable by keyboard). A column given as `false` is left out, for
- * columns only some sessions see.
+ * columns only some sessions see. `label` names the region (e.g. "Cards"), so a page with several
+ * tables has regions a screen reader user can tell apart.
  */
-export function DataTable<T>({ rows, columns, rowKey, caption }: { rows: readonly T[]; columns: (Column<T> | false)[]; rowKey: (row: T) => Key; caption?: ReactNode }) {
+export function DataTable<T>({
+  rows,
+  columns,
+  rowKey,
+  caption,
+  label,
+}: {
+  rows: readonly T[];
+  columns: (Column<T> | false)[];
+  rowKey: (row: T) => Key;
+  caption?: ReactNode;
+  label?: string;
+}) {
   const shown = columns.filter((column): column is Column<T> => column !== false);
   return (
-    <div className="table-scroll" tabIndex={0} role="region" aria-label="Table (scrolls sideways on narrow screens)">
+    <div className="table-scroll" tabIndex={0} role="region" aria-label={label ? `${label} (scrolls sideways on narrow screens)` : 'Table (scrolls sideways on narrow screens)'}>
       <table>
         {caption && <caption>{caption}</caption>}
         <thead>

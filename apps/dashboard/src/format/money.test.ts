@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCents, formatRate } from './money';
+import { formatCents, formatRate, formatTime } from './money';
 
 describe('amounts in their own currency', () => {
   it('each currency prints with its own symbol and the locale’s separators', () => {
@@ -15,5 +15,13 @@ describe('amounts in their own currency', () => {
     expect(formatRate(0.79, 'USD', 'GBP', 'en-US')).toBe('1 USD = 0.79 GBP');
     expect(formatRate(0.77815, 'USD', 'GBP', 'en-US')).toBe('1 USD = 0.77815 GBP');
     expect(formatRate(1.26582278, 'GBP', 'USD', 'de-DE')).toBe('1 GBP = 1,26582278 USD');
+  });
+});
+
+describe('times in the viewer’s zone', () => {
+  it('name their zone, so nobody reads a time in another zone for their own', () => {
+    expect(formatTime('2026-12-03T13:00:00Z', 'en-US', 'America/New_York')).toBe('Dec 3, 2026, 8:00 AM EST');
+    expect(formatTime('2026-12-03T13:00:00Z', 'en-US', 'UTC')).toBe('Dec 3, 2026, 1:00 PM UTC');
+    expect(formatTime('2026-12-03T13:00:00Z', 'en-GB', 'Europe/Paris')).toBe('3 Dec 2026, 14:00 CET');
   });
 });

@@ -12,7 +12,19 @@ export function formatRate(rate: number, from: string, to: string, locale?: stri
   return `1 ${from} = ${new Intl.NumberFormat(locale, { maximumFractionDigits: 8 }).format(rate)} ${to}`;
 }
 
-/** A timestamp in the browser's zone, short; the exact ISO value belongs in a title for hover. */
-export function formatTime(iso: string, locale?: string): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+/**
+ * A timestamp in the viewer's zone, short, with the zone named ("Dec 3, 2026, 2:00 PM EST"), so a
+ * time read by people in different places is never taken for another; the exact ISO value belongs
+ * in the element's `dateTime` and a title for hover. `timeZone` is for tests (the browser's otherwise).
+ */
+export function formatTime(iso: string, locale?: string, timeZone?: string): string {
+  return new Intl.DateTimeFormat(locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZoneName: 'short',
+    ...(timeZone ? { timeZone } : {}),
+  }).format(new Date(iso));
 }

@@ -159,6 +159,7 @@ export function RewardDetailPage() {
         <StatusMessage kind="empty">No cards yet.</StatusMessage>
       ) : (
         <DataTable
+          label="Cards"
           rows={r.issuedCards}
           rowKey={(card) => card.id}
           columns={[
@@ -270,6 +271,7 @@ function MoneyTrail({ id, currency }: { id: string; currency: string }) {
             )}
           </dl>
           <DataTable
+            label="Money trail"
             caption="Wallet movements of this reward and its cards, oldest first"
             rows={ledger.data.transactions}
             rowKey={(tx) => tx.id}
