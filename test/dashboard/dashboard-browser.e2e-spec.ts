@@ -750,8 +750,8 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
       await nav(page, 'Rewards').click();
       await page.getByLabel('Campaign').fill('trail');
       await page.getByRole('button', { name: 'Search' }).click();
-      await page.getByLabel('From').fill(today);
-      await page.getByLabel('To').fill(today);
+      await page.getByLabel('From', { exact: true }).fill(today);
+      await page.getByLabel('To', { exact: true }).fill(today);
       await page.waitForURL(/campaign=trail.*from=|from=.*campaign=trail/);
       await page.reload();
       await page.getByText('1 rewards').waitFor();

@@ -50,7 +50,7 @@ describe('dashboard: reports in a real browser (Debian chromium)', () => {
       await page.getByRole('link', { name: 'Report of these rewards…' }).click();
       await page.getByRole('heading', { level: 1, name: 'Reports' }).waitFor();
       await page.getByRole('list', { name: 'Also filtered as the list was:' }).getByText('spring').waitFor();
-      await expect(page.getByLabel('From').inputValue()).resolves.toBe(today);
+      await expect(page.getByLabel('From', { exact: true }).inputValue()).resolves.toBe(today);
       await expectAccessible(page, `Reports form (${name})`);
 
       await page.getByRole('button', { name: 'Request report' }).click();
@@ -74,8 +74,8 @@ describe('dashboard: reports in a real browser (Debian chromium)', () => {
       expect(rows.map((r) => r.recipientFirstName).sort()).toEqual(["'=cmd", 'Zoë']);
 
       // A range of more than 366 days is refused, with the API's message by the dates.
-      await page.getByLabel('From').fill('2024-01-01');
-      await page.getByLabel('To').fill(today);
+      await page.getByLabel('From', { exact: true }).fill('2024-01-01');
+      await page.getByLabel('To', { exact: true }).fill(today);
       await page.getByRole('button', { name: 'Request report' }).click();
       await page.getByRole('alert').filter({ hasText: /366 days/ }).waitFor();
       await expectAccessible(page, `Reports refusal (${name})`);

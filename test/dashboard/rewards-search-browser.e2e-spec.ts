@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, PHONE, signInToDashboard, watchSavedFiles } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, navLink, PHONE, signInToDashboard, watchSavedFiles } from '../support/browser';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { fund } from '../support/rewards';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
@@ -21,7 +21,7 @@ describe('dashboard: finding rewards, acting on several, and who did what (Debia
     page.on('close', () => external.forEach((url) => outside.push(url)));
     return { context, page };
   }
-  const nav = (page: Page, name: string | RegExp) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
+  const nav = (page: Page, name: string | RegExp) => navLink(page, name);
   const rowsShown = (page: Page) => page.getByRole('region', { name: /^Table/ }).locator('tbody tr').count();
 
   async function send(email: string, firstName: string, valueCents: number): Promise<string> {

@@ -48,8 +48,8 @@ describe('dashboard: replay a time range to a webhook endpoint', () => {
     await page.getByRole('button', { name: 'Replay a time range' }).click();
     const form = page.getByRole('form', { name: `Replay a time range to ${endpointUrl}` });
     const today = new Date().toISOString().slice(0, 10);
-    await form.getByLabel('From').fill(today);
-    await form.getByLabel('To').fill(today);
+    await form.getByLabel('From', { exact: true }).fill(today);
+    await form.getByLabel('To', { exact: true }).fill(today);
     await form.getByRole('button', { name: 'Replay' }).click();
     await form.getByRole('status').getByText('2 events will be delivered again.').waitFor();
     await expectAccessible(page, `Webhooks with the replay form (${name})`);
