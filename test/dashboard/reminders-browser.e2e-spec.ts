@@ -47,7 +47,8 @@ describe('dashboard reminder settings in a real browser (Debian chromium)', () =
       // Not ascending, then out of range: the service says why, beside the field; nothing changes.
       await form.getByLabel('Days after sending').fill('10, 3');
       await form.getByRole('button', { name: 'Save reminders' }).click();
-      await form.getByText(/ascending order/).waitFor();
+      await form.locator('.field-error').filter({ hasText: 'List the days smallest first, each once, e.g. 3, 10.' }).waitFor();
+      expect(await form.getByText('afterDays').count()).toBe(0);
       await expect(form.getByLabel('Days after sending').getAttribute('aria-invalid')).resolves.toBe('true');
       await expectAccessible(page, `Settings with refused reminders (${name})`);
       await form.getByLabel('Days after sending').fill('3');

@@ -11,6 +11,7 @@ import { useWallets } from '../api/wallet';
 import { ConfirmButton } from '../components/Confirm';
 import { Field } from '../components/Field';
 import { fieldIssue, FormError } from '../components/FormError';
+import { merchantIssue } from '../format/api-errors';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { supportedCurrencies } from '../format/currencies';
@@ -188,7 +189,8 @@ function RemindersSection() {
           value={draft.afterDays}
           onChange={(e) => setDraft({ ...draft, afterDays: e.target.value })}
           hint={`Up to 3 numbers from 1 to 90, smallest first, e.g. 3, 10. Now: ${stored.afterDays.length ? stored.afterDays.join(', ') : 'none'}`}
-          error={afterIssues[0]?.message}
+          error={afterIssues[0] && merchantIssue(afterIssues[0].message, afterIssues[0].path)}
+          data-issue-path={afterIssues[0]?.path ?? 'reminderSettings.afterDays'}
         />
         <Field
           label="Days before expiry"
