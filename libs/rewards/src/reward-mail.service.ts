@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, bigintCents, Clock, queryRows } from '@app/core';
 import { Mailer, OutgoingMail, OutgoingSms, renderRewardEmail, renderRewardSms, SmsRefusal, SmsSender } from '@app/mail';
-import { REMINDABLE_STATUSES, RewardEntity } from './entities/reward.entity';
+import { RewardEntity } from './entities/reward.entity';
+import { stillRemindable } from './reminders/reminder-plan';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { LeasedMail, MailLease } from './lifecycle/mail-lease';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
@@ -114,7 +115,9 @@ export class RewardMailService {
   private async compose(mail: LeasedMail): Promise<OutgoingMail | OutgoingSms | null> {
     const row = await this.readForMail(mail.rewardId, mail.id);
     const reminder = row.kind === 'reminder';
-    if (reminder && !remindable(row, this.clock.now())) return null;
+    if (reminder && !stillRemindable({ type: row.type, status: row.status, remainingValueCents: Number(row.remaining_value_cents), expiresAt: row.expires_at }, this.clock.now())) {
+      return null;
+    }
     const token = await this.lifecycle.redemptionToken({ id: row.id, accountId: row.account_id }, row.token_sealed);
     const senderName = row.sender_name ?? row.account_name;
     if (row.channel === 'sms') {
@@ -170,13 +173,6 @@ export class RewardMailService {
     if (!row) throw new Error(`reward ${rewardId} of the e-mail job not found`);
     return row;
   }
-}
-
-/** A reminder goes out only while the reward still has value left to use (docs/delivery.md, Reminders). */
-function remindable(row: MailRow, now: Date): boolean {
-  const valueLeft = row.type === 'FIXED' || Number(row.remaining_value_cents) > 0;
-  const expired = row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
-  return REMINDABLE_STATUSES.includes(row.status) && valueLeft && !expired;
 }
 
 interface MailRow {
