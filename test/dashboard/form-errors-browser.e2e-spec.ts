@@ -142,7 +142,9 @@ describe('dashboard: server errors in merchant words, by the field; webhook deli
     await card.getByRole('row').filter({ hasText: 'FAILED' }).waitFor({ state: 'detached' });
     const after = await t.api.as(m.key).get(`/v1/webhook-endpoints/${endpointId}/deliveries/${failedId}`);
     expect(after.body.delivery.status).toBe('PENDING');
-    expect(pendingId).not.toBe(failedId);
+    // The pending one was left alone: still PENDING, never attempted.
+    const pending = await t.api.as(m.key).get(`/v1/webhook-endpoints/${endpointId}/deliveries/${pendingId}`);
+    expect(pending.body.delivery).toMatchObject({ status: 'PENDING', attempts: 0 });
     await context.close();
   }, 120_000);
 });

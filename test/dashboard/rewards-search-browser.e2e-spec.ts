@@ -110,6 +110,15 @@ describe('dashboard: finding rewards, acting on several, and who did what (Debia
       await page.getByText('Cancelled 2 of 2.').waitFor();
       for (const id of [small, large]) expect((await t.api.as(m.key).get(`/v1/rewards/${id}`)).body.reward.status).toBe('CANCELED');
       await page.getByText('Cancelled', { exact: true }).first().waitFor();
+      // Cancelled rewards, selected again, offer neither a resend (it would e-mail a dead link) nor a cancel.
+      for (const email of [`ada.${name}@example.com`, `adele.${name}@example.com`]) {
+        await page.locator('tbody tr').filter({ hasText: email }).getByText('Cancelled', { exact: true }).waitFor();
+        await page.getByLabel(`Select the reward to ${email}`).check();
+      }
+      await page.getByText('2 selected').waitFor();
+      expect(await page.getByRole('button', { name: 'Resend selected' }).isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Cancel selected' }).isDisabled()).toBe(true);
+      await page.getByRole('button', { name: 'Clear selection' }).click();
 
       const audited: { action: string; actor_type: string; n: number }[] = await t.app
         .get(DataSource)

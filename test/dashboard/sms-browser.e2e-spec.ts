@@ -72,7 +72,8 @@ describe('dashboard: the text message (SMS) on the Send page and the reward, in 
       await eventually(async () => {
         await page.reload();
         await page.getByRole('heading', { level: 1 }).waitFor();
-        return (await page.getByText(`to ${e164}`).count()) === 1 && (await page.getByText('Sent', { exact: true }).count()) >= 1;
+        // The Text message row itself says Sent (the page has other "Sent" labels: the reward's status, its timeline).
+        return (await page.locator('dt:text-is("Text message") + dd').innerText()).trim() === `Sent to ${e164}`;
       });
       await expectAccessible(page, `Reward page, text sent (${width})`);
       await expectNoSidewaysScroll(page, `Reward page, text sent (${width})`);

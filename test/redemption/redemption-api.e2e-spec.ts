@@ -80,8 +80,13 @@ describe('redemption JSON API (/r/{token}/api)', () => {
   });
 
   it('every view while a card issues shows one committed state: an issued card never beside the status from before it', async () => {
+    // No worker while the rewards are sent, so every tab sees the card PENDING first; the worker starts
+    // once each link has been seen so, and issues the cards while the tabs go on polling.
+    await worker.close();
     const sent = await Promise.all(Array.from({ length: 6 }, () => send(fixedReward(picks.fixedUsd))));
     const views: { status: string; card: string | undefined }[] = [];
+    const seenPending = new Set<string>();
+    let restarted: Promise<void> | undefined;
     // Several recipients' tabs polling as fast as they can while the worker issues the cards.
     await Promise.all(
       sent.flatMap(({ token }) =>
@@ -93,10 +98,13 @@ describe('redemption JSON API (/r/{token}/api)', () => {
             views.push({ status: res.body.reward.status, card });
             if (card === 'ISSUED') return;
             expect(['PENDING', undefined]).toContain(card);
+            if (card === 'PENDING') seenPending.add(token);
+            if (seenPending.size === sent.length) restarted ??= startTestWorker(t).then((started) => void (worker = started));
           }
         }),
       ),
     );
+    await restarted;
     const mixed = views.filter(({ status, card }) => (card === 'ISSUED') !== (status === 'REDEEMED'));
     expect(mixed).toEqual([]);
     expect(views.some(({ card }) => card === 'PENDING')).toBe(true);

@@ -241,6 +241,23 @@ describe('scheduled sends', () => {
     expect(await available()).toBe(before);
   });
 
+  it('a retry with the same Idempotency-Key after deliverAt has passed replays the stored 201, not a 400 for the time', async () => {
+    clock.freeze();
+    const before = await available();
+    const body = choiceReward(700, { recipient: recipient(), deliverAt: inMinutes(2) });
+    const headers = { 'idempotency-key': `scheduled-retry-${Date.now()}` };
+    const first = await api().post('/v1/rewards', body, { headers });
+    expect(first.status).toBe(201);
+    clock.advance(5 * MINUTE);
+    // Sent without the key now, the same body is refused: its deliverAt is past.
+    expect((await api().post('/v1/rewards', body)).status).toBe(400);
+    const retry = await api().post('/v1/rewards', body, { headers });
+    expect(retry.status).toBe(200);
+    expect(retry.body.reward.id).toBe(first.body.reward.id);
+    expect(await available()).toBe(before - 700);
+    expect((await api().post(`/v1/rewards/${first.body.reward.id}/cancel`)).status).toBe(200);
+  });
+
   it('waiting for approval and scheduled: sent at the later of approval and deliverAt', async () => {
     const a = await seedMerchant(t);
     await fund(t, a, 100_000);

@@ -12,6 +12,9 @@ import { buildOpenApiDocument } from './openapi-document';
 export const API_APP_OPTIONS: NestApplicationOptions = { bufferLogs: true, rawBody: true };
 
 /** Everything main() and the e2e tests both apply to the HTTP app, so tests run what ships. */
+/** How long an idle keep-alive connection stays open (above a load balancer's usual 60 s idle timeout). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
@@ -31,6 +34,12 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
       },
     }),
   );
+  // Idle keep-alive connections live 65 s, longer than a load balancer's idle timeout (60 s is the common
+  // default): the balancer, not this process, closes an idle connection, so it never sends a request on a
+  // socket this side has just closed (a reset, a 502 to the client). docs/scaling.md, API processes.
+  const server = app.getHttpServer();
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   app.use(httpMetrics);
   app.use(noStore);
   app.use(jsonBodyOnly);

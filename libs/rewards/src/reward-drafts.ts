@@ -116,7 +116,8 @@ export class RewardDrafts {
         approvalDecidedById: null,
         approvalDecidedByLabel: null,
         approvalDecidedAt: null,
-        // The reminder sweep looks at it once (docs/delivery.md, Reminders), unless the send opted out.
+        // The reminder sweep looks at it once (docs/delivery.md, Reminders), unless the send opted out; even
+        // when the account has no reminder settings, so a send racing a change of them is never missed.
         reminders: dto.reminders !== false,
         remindAt: dto.reminders === false ? null : now,
         remindedAfterDays: [],

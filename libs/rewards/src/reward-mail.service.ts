@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, bigintCents, Clock, queryRows } from '@app/core';
 import { Mailer, OutgoingMail, OutgoingSms, renderRewardEmail, renderRewardSms, SmsRefusal, SmsSender } from '@app/mail';
-import { REMINDABLE_STATUSES, RewardEntity } from './entities/reward.entity';
+import { RewardEntity } from './entities/reward.entity';
+import { stillRemindable } from './reminders/reminder-plan';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
 import { LeasedMail, MailLease } from './lifecycle/mail-lease';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
@@ -52,58 +53,57 @@ export class RewardMailService {
       await this.mailJobs.markFailed(mail, 'the reward was used up, cancelled or expired before its reminder went out');
       return 'failed';
     }
-    if (!('subject' in outgoing)) return this.text(mail, outgoing);
+    const channel = this.channelOf(mail, outgoing);
     try {
-      await this.mailer.send(outgoing);
+      await channel.transmit();
     } catch (error) {
-      return this.refused(mail, smtpRefusal(error));
+      return this.refused(mail, channel, channel.refusal(error));
     }
     await this.mailJobs.markSent(mail, new Date());
-    await this.lifecycle.emailDelivered(mail.rewardId, mail.id);
-    emailsSent.inc({ outcome: 'sent' });
+    await channel.delivered();
+    channel.counter.inc({ outcome: 'sent' });
     return 'sent';
   }
 
   /**
-   * The relay did not take the message (docs/delivery.md): a permanent refusal (5xx) fails it at
-   * once; a temporary one (4xx), or no answer, is tried again after EMAIL_RETRY_BASE_MS doubling
-   * with each attempt, on the service's clock, until EMAIL_MAX_ATTEMPTS attempts have been made.
+   * How a job reaches its recipient: an e-mail through the SMTP relay, a text through SMS_PROVIDER's
+   * adapter. Both then follow one rule (`refused`).
    */
-  private async refused(mail: LeasedMail, refusal: SmtpRefusal): Promise<'retrying' | 'failed'> {
+  private channelOf(mail: LeasedMail, outgoing: OutgoingMail | OutgoingSms): DeliveryChannel {
+    if ('subject' in outgoing) {
+      return {
+        counter: emailsSent,
+        transmit: () => this.mailer.send(outgoing),
+        refusal: smtpRefusal,
+        failed: (reason) => this.lifecycle.emailFailed(mail, reason),
+        delivered: () => this.lifecycle.emailDelivered(mail.rewardId, mail.id),
+      };
+    }
+    return {
+      counter: smsSent,
+      transmit: () => this.sms.send(outgoing),
+      refusal: (error) =>
+        error instanceof SmsRefusal ? error : { permanent: false, reason: String((error as Error)?.message ?? error).replace(/\s+/g, ' ').slice(0, 200) },
+      failed: (reason) => this.lifecycle.smsFailed(mail, reason),
+      delivered: () => this.lifecycle.smsSent(mail.rewardId, mail.id),
+    };
+  }
+
+  /**
+   * The relay or the SMS provider did not take the message (docs/delivery.md): a permanent refusal
+   * (an SMTP 5xx; an invalid or unsubscribed number) fails it at once with `reward.delivery_failed`
+   * naming the channel; a temporary one, or no answer, is tried again after EMAIL_RETRY_BASE_MS
+   * doubling with each attempt, on the service's clock, until EMAIL_MAX_ATTEMPTS attempts have been made.
+   */
+  private async refused(mail: LeasedMail, channel: DeliveryChannel, refusal: { permanent: boolean; reason: string }): Promise<'retrying' | 'failed'> {
     if (refusal.permanent || mail.attempt >= this.config.emailMaxAttempts) {
-      emailsSent.inc({ outcome: 'failed' });
-      await this.lifecycle.emailFailed(mail, refusal.reason);
+      channel.counter.inc({ outcome: 'failed' });
+      await channel.failed(refusal.reason);
       return 'failed';
     }
-    emailsSent.inc({ outcome: 'retrying' });
+    channel.counter.inc({ outcome: 'retrying' });
     await this.lease.releaseUntil(mail, refusal.reason, new Date(this.clock.now().getTime() + this.retryDelay(mail)));
     return 'retrying';
-  }
-
-  /**
-   * Sends a text through SMS_PROVIDER's adapter: taken is SENT; a permanent refusal (e.g. an invalid or
-   * unsubscribed number) fails it at once with `reward.delivery_failed` (`channel: "sms"`); a temporary
-   * one waits EMAIL_RETRY_BASE_MS doubling per attempt, up to EMAIL_MAX_ATTEMPTS, as an e-mail does.
-   */
-  private async text(job: LeasedMail, sms: OutgoingSms): Promise<'sent' | 'retrying' | 'failed'> {
-    try {
-      await this.sms.send(sms);
-    } catch (error) {
-      const refusal =
-        error instanceof SmsRefusal ? error : { permanent: false, reason: String((error as Error)?.message ?? error).replace(/\s+/g, ' ').slice(0, 200) };
-      if (refusal.permanent || job.attempt >= this.config.emailMaxAttempts) {
-        smsSent.inc({ outcome: 'failed' });
-        await this.lifecycle.smsFailed(job, refusal.reason);
-        return 'failed';
-      }
-      smsSent.inc({ outcome: 'retrying' });
-      await this.lease.releaseUntil(job, refusal.reason, new Date(this.clock.now().getTime() + this.retryDelay(job)));
-      return 'retrying';
-    }
-    await this.mailJobs.markSent(job, new Date());
-    await this.lifecycle.smsSent(job.rewardId, job.id);
-    smsSent.inc({ outcome: 'sent' });
-    return 'sent';
   }
 
   private retryDelay(job: LeasedMail): number {
@@ -114,7 +114,9 @@ export class RewardMailService {
   private async compose(mail: LeasedMail): Promise<OutgoingMail | OutgoingSms | null> {
     const row = await this.readForMail(mail.rewardId, mail.id);
     const reminder = row.kind === 'reminder';
-    if (reminder && !remindable(row, this.clock.now())) return null;
+    if (reminder && !stillRemindable({ type: row.type, status: row.status, remainingValueCents: Number(row.remaining_value_cents), expiresAt: row.expires_at }, this.clock.now())) {
+      return null;
+    }
     const token = await this.lifecycle.redemptionToken({ id: row.id, accountId: row.account_id }, row.token_sealed);
     const senderName = row.sender_name ?? row.account_name;
     if (row.channel === 'sms') {
@@ -172,11 +174,12 @@ export class RewardMailService {
   }
 }
 
-/** A reminder goes out only while the reward still has value left to use (docs/delivery.md, Reminders). */
-function remindable(row: MailRow, now: Date): boolean {
-  const valueLeft = row.type === 'FIXED' || Number(row.remaining_value_cents) > 0;
-  const expired = row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
-  return REMINDABLE_STATUSES.includes(row.status) && valueLeft && !expired;
+interface DeliveryChannel {
+  counter: typeof emailsSent;
+  transmit(): Promise<unknown>;
+  refusal(error: unknown): { permanent: boolean; reason: string };
+  failed(reason: string): Promise<unknown>;
+  delivered(): Promise<unknown>;
 }
 
 interface MailRow {

@@ -57,18 +57,23 @@ export class RewardSender {
     dto: CreateRewardDto,
     options: { idempotencyKey: string | null; dryRun: boolean; origin?: AuditOrigin },
   ): Promise<SendOutcome<CreateRewardResponseDto | DryRunRewardResponseDto>> {
-    const issues = crossFieldIssues(dto, this.clock.now().getTime());
-    if (issues.length) throw new BadRequestError(issues);
     const { accountId } = principal;
     const [primary, createdByLabel] = await Promise.all([this.ledger.currencyOf(accountId), this.controls.creatorLabel(principal)]);
     const rules = await this.controls.rulesFor(principal, primary);
     const createdBy = creatorOf(principal);
     const dailyLimit = rules.limits?.dailyLimitCents ?? null;
 
+    // The checks against the clock (deliverAt, expiresAt ahead), then the catalog, the rates and the controls.
+    const check = async (): Promise<PlannedReward> => {
+      const issues = crossFieldIssues(dto, this.clock.now().getTime());
+      if (issues.length) throw new BadRequestError(issues);
+      return this.controls.apply(await this.plan(accountId, dto, primary, new Map()), rules, new Map());
+    };
+
     if (options.dryRun) {
       // Every check the send makes, funds included, and the reward it would create; nothing is
       // written and no Idempotency-Key is consumed (docs/rewards.md, Dry run).
-      const planned = await this.controls.apply(await this.plan(accountId, dto, primary, new Map()), rules, new Map());
+      const planned = await check();
       if (dailyLimit !== null) {
         this.controls.checkDaily(rules, await this.controls.spentToday(this.dataSource.manager, principal.credentialId), planned.limitValueCents!);
       }
@@ -85,9 +90,10 @@ export class RewardSender {
     for (let attempt = 1; ; attempt++) {
       let planned: PlannedReward;
       try {
-        planned = await this.controls.apply(await this.plan(accountId, dto, primary, new Map()), rules, new Map());
+        planned = await check();
       } catch (error) {
-        // A retry of a request that succeeded replays it, even if the catalog or the rates have changed since.
+        // A retry of a request that succeeded replays it, even if the catalog, the rates or the clock have
+        // moved on since (a scheduled send retried after its deliverAt, say).
         const stored = idempotency && error instanceof ApiError ? await this.idempotencyKeys.find(this.dataSource.manager, idempotency) : null;
         if (stored) return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
         throw error;

@@ -190,6 +190,18 @@ export const EMAIL_STATUS_LABELS: Record<Reward['emailStatus'], string> = {
 };
 
 /** How the dashboard names a reward's `smsStatus` (docs/delivery.md, SMS). */
+/** The open statuses, in which a reward can still be canceled (docs/rewards.md). */
+const CANCELLABLE: readonly RewardStatus[] = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
+
+/** Statuses whose e-mail would lead to nothing usable. A REDEEMED reward's resend is how a recipient gets the codes again. */
+const NOTHING_TO_RESEND: readonly RewardStatus[] = ['CANCELED', 'EXPIRED'];
+
+export const canCancel = (reward: Pick<Reward, 'status'>): boolean => CANCELLABLE.includes(reward.status);
+
+/** Not canceled or expired, and not waiting for its delivery time (a scheduled reward has no e-mail yet). */
+export const canResend = (reward: Pick<Reward, 'status' | 'deliverAt'>): boolean =>
+  !NOTHING_TO_RESEND.includes(reward.status) && !(reward.status === 'CREATED' && reward.deliverAt);
+
 export const SMS_STATUS_LABELS: Record<NonNullable<Reward['smsStatus']>, string> = {
   QUEUED: 'Queued',
   SENT: 'Sent',

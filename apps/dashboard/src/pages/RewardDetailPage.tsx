@@ -6,6 +6,8 @@ import {
   EMAIL_STATUS_LABELS,
   LANGUAGE_NAMES,
   SMS_STATUS_LABELS,
+  canCancel,
+  canResend,
   useCancelReward,
   useCorrectRecipient,
   useResendReward,
@@ -13,7 +15,6 @@ import {
   useRewardLedger,
   useRewardLink,
   type Reward,
-  type RewardStatus,
 } from '../api/rewards';
 import { useHasScope } from '../api/session';
 import { ConfirmButton } from '../components/Confirm';
@@ -23,12 +24,6 @@ import { fieldIssue, FormError } from '../components/FormError';
 import { StatusMessage } from '../components/StatusMessage';
 import { Time } from '../components/Time';
 import { formatCents } from '../format/money';
-
-/** The open statuses, in which a reward can still be canceled (docs/rewards.md). */
-const CANCELLABLE: readonly RewardStatus[] = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
-
-/** Statuses whose e-mail would lead to nothing usable. A REDEEMED reward's resend is how a recipient gets the codes again. */
-const NOTHING_TO_RESEND: readonly RewardStatus[] = ['CANCELED', 'EXPIRED'];
 
 export function RewardDetailPage() {
   const { id = '' } = useParams();
@@ -137,10 +132,10 @@ export function RewardDetailPage() {
         <div className="actions">
           {/* A canceled or expired reward has nothing left to use: not offered here (the API still allows it, docs/dashboard.md). */}
           {/* A scheduled send not delivered yet has nothing to send again (the API answers 422). */}
-          {!NOTHING_TO_RESEND.includes(r.status) && !(r.status === 'CREATED' && r.deliverAt) && (
+          {canResend(r) && (
             <ConfirmButton label="Resend" question="E-mail the recipient again?" onConfirm={() => resend.mutate()} disabled={resend.isPending} />
           )}
-          {CANCELLABLE.includes(r.status) && (
+          {canCancel(r) && (
             <ConfirmButton
               danger
               label="Cancel reward"

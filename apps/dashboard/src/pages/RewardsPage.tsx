@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { exportCsv } from '../api/export';
-import { fetchRewardsForExport, REWARD_SORTS, REWARD_STATUSES, useBulkRewardAction, useRewards, type Reward } from '../api/rewards';
+import { canCancel, canResend, fetchRewardsForExport, REWARD_SORTS, REWARD_STATUSES, useBulkRewardAction, useRewards, type Reward } from '../api/rewards';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DateRangeFields } from '../components/DateRangeFields';
 import { ExportButton } from '../components/ExportButton';
@@ -77,7 +77,8 @@ export function RewardsPage() {
       }),
   };
   const chosen = [...selected.values()];
-  const cancelable = chosen.filter((r) => !['REDEEMED', 'CANCELED', 'EXPIRED'].includes(r.status));
+  const cancelable = chosen.filter(canCancel);
+  const resendable = chosen.filter(canResend);
   const run = (action: 'cancel' | 'resend', ids: string[]) => bulk.mutate({ action, ids }, { onSuccess: (outcome) => outcome.failed.length === 0 && setSelected(new Map()) });
 
   const update = (changes: Record<string, string | undefined>) => {
@@ -158,7 +159,7 @@ export function RewardsPage() {
           <button type="button" className="secondary" disabled={bulk.isPending || cancelable.length === 0} onClick={() => setConfirmCancel(true)}>
             Cancel selected
           </button>
-          <button type="button" className="secondary" disabled={bulk.isPending} onClick={() => run('resend', chosen.map((r) => r.id))}>
+          <button type="button" className="secondary" disabled={bulk.isPending || resendable.length === 0} onClick={() => run('resend', resendable.map((r) => r.id))}>
             Resend selected
           </button>
           <button type="button" className="secondary" onClick={() => download('rewards-selected.csv', toCsv([EXPORT_HEADER, ...chosen.map(exportRow)]))}>

@@ -413,8 +413,9 @@ export class RewardLifecycle {
     let texted = false;
     const cardIds = await this.dataSource.transaction(async (manager) => {
       const reward = await this.lockForDecision(manager, accountId, id, decider);
-      const now = new Date();
-      if (reward.deliverAt && reward.deliverAt > this.clock.now()) {
+      // The service's clock: sentAt is where reminders count from (docs/delivery.md, Reminders).
+      const now = this.clock.now();
+      if (reward.deliverAt && reward.deliverAt > now) {
         // Approved before its delivery time: it stays CREATED, its value held, and the due-sender
         // sends it then (docs/delivery.md, Scheduled sends: the later of approval and deliverAt).
         const decision = { approvalStatus: 'APPROVED' as const, approvalDecidedById: decider.userId, approvalDecidedByLabel: decider.email, approvalDecidedAt: now };

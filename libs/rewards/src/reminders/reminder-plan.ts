@@ -30,6 +30,16 @@ export interface ReminderPlan {
 }
 
 /**
+ * A reminder is for a reward the recipient can still use: delivered, value left, not expired. The
+ * sweep asks when it plans one, the mail worker again when it sends it (the reward may have moved on).
+ */
+export function stillRemindable(reward: Pick<ReminderCandidate, 'type' | 'status' | 'remainingValueCents' | 'expiresAt'>, now: Date): boolean {
+  const valueLeft = reward.type === 'FIXED' || reward.remainingValueCents > 0;
+  const expired = reward.expiresAt !== null && reward.expiresAt.getTime() <= now.getTime();
+  return REMINDABLE_STATUSES.includes(reward.status) && valueLeft && !expired;
+}
+
+/**
  * Decides what one reward is owed now (docs/delivery.md, Reminders). A reward with value left in
  * SENT, OPENED or PARTIALLY_REDEEMED gets each `afterDays` reminder `d` units after its delivery
  * (`sentAt`) and the `beforeExpiryDays` one that many units before `expiresAt`, each once. Reminders
@@ -42,9 +52,7 @@ export function planReminder(reward: ReminderCandidate, now: Date, unitMs: numbe
   const hasSettings = reward.afterDays.length > 0 || reward.beforeExpiryDays !== null;
   if (!reward.reminders || !hasSettings) return none;
   if (reward.status === 'CREATED') return { ...none, next: new Date(now.getTime() + unitMs) };
-  const valueLeft = reward.type === 'FIXED' || reward.remainingValueCents > 0;
-  const expired = reward.expiresAt !== null && reward.expiresAt.getTime() <= now.getTime();
-  if (!REMINDABLE_STATUSES.includes(reward.status) || !valueLeft || expired) return none;
+  if (!stillRemindable(reward, now)) return none;
 
   const owed: { kind: ReminderKind; days: number | null; at: number }[] = [];
   if (reward.sentAt) {
