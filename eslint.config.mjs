@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'var/**', 'test-artifacts/**', 'bench/results/**', 'clients/typescript/schema.d.ts', 'clients/typescript/dashboard.d.ts', 'clients/typescript/dist/**', 'apps/dashboard/dist/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'var/**', 'test-artifacts/**', 'test/.generated/**', 'bench/results/**', 'clients/typescript/schema.d.ts', 'clients/typescript/dashboard.d.ts', 'clients/typescript/dist/**', 'apps/dashboard/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

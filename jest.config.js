@@ -1,5 +1,4 @@
 /** @type {import('jest').Config} */
-const swaggerPlugin = { path: '<rootDir>/test/support/swagger-plugin-transformer.js' };
 
 module.exports = {
   rootDir: '.',
@@ -8,7 +7,9 @@ module.exports = {
   testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/bench/**/*.spec.js'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', astTransformers: { before: [swaggerPlugin] } }],
+    // Each file on its own, without a type checker (tsconfig.test.json: isolatedModules): `npm run typecheck`
+    // checks the types; the OpenAPI plugin's metadata comes from the global setup (test/support/swagger-metadata.ts).
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
     // oauth4webapi (the strict OAuth client of the OAuth tests) is ESM-only: compiled to CommonJS
     // for Jest on Node 20 (DEPENDENCIES.md trap 2).
     // otplib's base32 and HMAC (@scure/base, @noble/hashes; two-factor sign-in) are ESM-only too.
@@ -21,6 +22,7 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/support/swagger-metadata-setup.ts'],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 60_000,
   maxWorkers: 2,

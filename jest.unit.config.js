@@ -11,6 +11,8 @@ module.exports = {
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/bench/**/*.spec.js'],
   globalSetup: undefined,
   globalTeardown: undefined,
+  // No app is built here: no OpenAPI plugin metadata to load (test/support/swagger-metadata.ts).
+  setupFilesAfterEnv: [],
   // The summary reporter checks the outbound-connection guard's record, which the global setup creates.
   reporters: ['default'],
 };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../libs/core/src/config/app-config';
 import { prepareInfrastructure } from '../../libs/core/src/database/prepare';
 import { PrivatePgBouncer } from './private-pgbouncer';
+import { generateSwaggerMetadata } from './swagger-metadata';
 
 /** The run's PgBouncer under TEST_THROUGH_PGBOUNCER=1, for the global teardown to stop (same process). */
 export const RUN_PGBOUNCER = Symbol.for('rewards.test.pgbouncer');
@@ -15,6 +16,7 @@ export const RUN_PGBOUNCER = Symbol.for('rewards.test.pgbouncer');
  * and then only copied: each e2e file runs on a copy of its own (test/support/file-database.js).
  */
 export default async function globalSetup(): Promise<void> {
+  generateSwaggerMetadata();
   const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const base = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   base.pathname = `/rewards_test_${run}`;

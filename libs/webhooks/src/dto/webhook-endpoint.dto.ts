@@ -85,7 +85,8 @@ export class RotateWebhookSecretDto {
   @IsInt()
   @Min(0)
   @Max(MAX_ROTATION_GRACE_SECONDS)
-  @ApiProperty({ type: 'integer', required: false })
+  // maximum and format spelt out: the tests' read-only OpenAPI metadata cannot evaluate the constant in @Max (test/support/swagger-metadata.ts).
+  @ApiProperty({ type: 'integer', format: 'int32', maximum: MAX_ROTATION_GRACE_SECONDS, required: false })
   keepPreviousForSeconds?: number;
 }
 
