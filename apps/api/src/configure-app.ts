@@ -1,5 +1,6 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
@@ -37,9 +38,10 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   // Idle keep-alive connections live 65 s, longer than a load balancer's idle timeout (60 s is the common
   // default): the balancer, not this process, closes an idle connection, so it never sends a request on a
   // socket this side has just closed (a reset, a 502 to the client). docs/scaling.md, API processes.
-  const server = app.getHttpServer();
+  const server = app.getHttpServer() as Server;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  closeConnectionsAsTheyFinishOnShutdown(server);
   app.use(httpMetrics);
   app.use(noStore);
   app.use(jsonBodyOnly);
@@ -51,11 +53,32 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.useGlobalFilters(new ApiExceptionFilter());
   serveDashboard(app);
 
-  const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, {
+  // Built on the first request to /docs, not at every start: the document of ~180 operations costs about a
+  // second of CPU, paid by each process (and each test's app) whether or not anyone reads it.
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',
     customSiteTitle: 'Rewards API',
   });
   return app;
 }
+
+/**
+ * Once the server is closing, each connection closes as soon as its last response is written. Node's
+ * close() ends only the connections idle at that moment; one whose request was still in flight would
+ * stay open, idle, for the whole keep-alive timeout and hold the shutdown that long.
+ */
+function closeConnectionsAsTheyFinishOnShutdown(server: Server): void {
+  let closing = false;
+  const close = server.close.bind(server);
+  server.close = (callback?: (error?: Error) => void) => {
+    closing = true;
+    return close(callback);
+  };
+  server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+    response.on('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+}
+
