@@ -4,7 +4,12 @@
 const { RETRYABLE } = require('./workload');
 
 const GOOD = new Set(['ok', 'replayed', 'rejected']);
-const FAST_503_MS = 100;
+// While a store is down, a refusal must come at once (a 503 with Retry-After), not after waiting for a
+// connection: the target is 100 ms, as the max latency column shows; a run on a shared machine fails only
+// past 1 s, which no wait for a connection or a lock (seconds) stays under, so a loaded CI machine's
+// scheduling does not fail it.
+const FAST_503_TARGET_MS = 100;
+const FAST_503_MS = 1_000;
 const RECOVERY_TARGET_MS = 30_000;
 
 /** Attempts that started in [from, to). */
@@ -67,7 +72,9 @@ function observations(recorder, phase, crashes) {
       const kinds = Object.entries(errorsByKind(bad)).map(([k, n]) => `${k} ${n}`).join(', ');
       const ops = Object.entries(byOp).map(([k, n]) => `${k} ${n}`).join(', ');
       const slowest = bad.reduce((m, a) => Math.max(m, a.ms), 0);
-      found.push(`while down: ${bad.length} answer(s) neither 2xx nor a 503 with Retry-After in < ${FAST_503_MS} ms (${kinds}; slowest ${slowest} ms; by operation: ${ops})`);
+      found.push(
+        `while down: ${bad.length} answer(s) neither 2xx nor a 503 with Retry-After in < ${FAST_503_MS} ms (target ${FAST_503_TARGET_MS} ms; ${kinds}; slowest ${slowest} ms; by operation: ${ops})`,
+      );
     }
   }
   if (phase.name === 'redis-down') {
