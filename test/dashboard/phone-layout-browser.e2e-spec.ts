@@ -156,7 +156,7 @@ describe('dashboard at phone width, in a real browser (Debian chromium)', () => 
     await page.getByRole('heading', { level: 1, name: 'Rewards' }).waitFor();
     await page.goto(`${t.baseUrl}/dashboard/rewards/${rewardId}`);
     await page.getByRole('heading', { level: 1, name: new RegExp(longEmail) }).waitFor();
-    await page.getByRole('region', { name: /^Money trail/ }).waitFor();
+    await page.getByRole('region', { name: /^Money trail \(scrolls sideways/ }).waitFor();
     await expectNoSidewaysScroll(page, 'Reward with a long address and timeline (desktop)');
     await expectAccessible(page, 'Reward with a long address and timeline (desktop)');
     await page.screenshot({ path: artifact('dashboard-reward-long-desktop.png'), fullPage: true });
