@@ -21,13 +21,14 @@ export interface ServiceContext {
  */
 export async function startServiceContext(
   imports: Array<Type<unknown> | DynamicModule>,
-  options: { env?: Record<string, string>; overrides?: Override[] } = {},
+  options: { env?: Record<string, string>; overrides?: Override[]; init?: boolean } = {},
 ): Promise<ServiceContext> {
   const config = loadConfig(throughRunPooler({ ...process.env, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-${randomToken(4)}`, ...options.env }));
   await preparePooledDatabase(config);
   const builder = Test.createTestingModule({ imports: [InfrastructureModule.forRoot(config), ...imports] });
   for (const { provide, useValue } of options.overrides ?? []) builder.overrideProvider(provide).useValue(useValue);
   const app = await builder.compile();
-  await app.init();
+  // `init: false`: the providers only, none of their start hooks (no queue processor, sweep or heartbeat runs).
+  if (options.init !== false) await app.init();
   return { app, config, close: () => app.close() };
 }
