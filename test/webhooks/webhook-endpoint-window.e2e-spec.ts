@@ -74,8 +74,11 @@ describe('webhook endpoint paused or deleted while events are emitted', () => {
   });
 
   it('an endpoint paused while top-ups commit receives events committed after the pause only once it is resumed', async () => {
-    const runs: { path: string; id: string; ids: string[]; resumedAt: number }[] = [];
+    const runs: { path: string; id: string; key: string; ids: string[]; resumedAt: number }[] = [];
     for (let i = 0; i < ITERATIONS; i += 1) {
+      // A merchant per run: its endpoint gets its own top-ups only, so the deliveries grow with the runs, not with
+      // their square (one merchant's endpoints all got every later top-up: thousands queued on a loaded machine).
+      merchant = await seedMerchant(t);
       const path = `/paused-${i}`;
       const id = await createEndpoint(path);
       let paused = false;
@@ -86,7 +89,7 @@ describe('webhook endpoint paused or deleted while events are emitted', () => {
       paused = true;
       const ids = await Promise.all([topup(), topup(), topup()]);
       await Promise.all(racing);
-      runs.push({ path, id, ids, resumedAt: 0 });
+      runs.push({ path, id, key: merchant.key, ids, resumedAt: 0 });
     }
     // As above: once a later event has arrived elsewhere, anything wrongly sent to a paused endpoint has too.
     await createEndpoint('/canary-paused');
@@ -97,7 +100,7 @@ describe('webhook endpoint paused or deleted while events are emitted', () => {
     for (const run of runs) {
       expect({ path: run.path, early: topupIdsAt(run.path).filter((topupId) => run.ids.includes(topupId)) }).toEqual({ path: run.path, early: [] });
       run.resumedAt = Date.now();
-      expect((await t.api.as(merchant.key).patch(`/v1/webhook-endpoints/${run.id}`, { active: true })).status).toBe(200);
+      expect((await t.api.as(run.key).patch(`/v1/webhook-endpoints/${run.id}`, { active: true })).status).toBe(200);
     }
     // Parked, not lost: each arrives after its endpoint's resume, exactly once.
     for (const run of runs) {
@@ -111,6 +114,7 @@ describe('webhook endpoint paused or deleted while events are emitted', () => {
   it('an endpoint paused and resumed while top-ups commit receives every event, however the resume and the fan-out interleave', async () => {
     const runs: { path: string; ids: string[] }[] = [];
     for (let i = 0; i < ITERATIONS / 3; i += 1) {
+      merchant = await seedMerchant(t); // a merchant per run, as above
       const path = `/flapping-${i}`;
       const id = await createEndpoint(path);
       let done = false;
@@ -138,7 +142,7 @@ describe('webhook endpoint paused or deleted while events are emitted', () => {
         )
       : [];
     expect({ missing, deliveries }).toEqual({ missing: [], deliveries: [] });
-    // Once each (the endpoint stays subscribed, so it also gets the later runs' top-ups).
+    // Once each.
     for (const run of runs) expect(new Set(topupIdsAt(run.path)).size).toBe(topupIdsAt(run.path).length);
   }, 300_000);
 });
