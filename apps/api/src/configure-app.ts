@@ -12,10 +12,10 @@ import { buildOpenApiDocument } from './openapi-document';
 /** Creation options: the raw body is kept for signature checks (Stripe webhooks). */
 export const API_APP_OPTIONS: NestApplicationOptions = { bufferLogs: true, rawBody: true };
 
-/** Everything main() and the e2e tests both apply to the HTTP app, so tests run what ships. */
 /** How long an idle keep-alive connection stays open (above a load balancer's usual 60 s idle timeout). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** Everything main() and the e2e tests both apply to the HTTP app, so tests run what ships. */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
@@ -81,4 +81,3 @@ function closeConnectionsAsTheyFinishOnShutdown(server: Server): void {
     });
   });
 }
-

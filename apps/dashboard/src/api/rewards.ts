@@ -189,7 +189,6 @@ export const EMAIL_STATUS_LABELS: Record<Reward['emailStatus'], string> = {
   FAILED: 'Failed',
 };
 
-/** How the dashboard names a reward's `smsStatus` (docs/delivery.md, SMS). */
 /** The open statuses, in which a reward can still be canceled (docs/rewards.md). */
 const CANCELLABLE: readonly RewardStatus[] = ['CREATED', 'SENT', 'OPENED', 'PARTIALLY_REDEEMED'];
 
@@ -202,6 +201,7 @@ export const canCancel = (reward: Pick<Reward, 'status'>): boolean => CANCELLABL
 export const canResend = (reward: Pick<Reward, 'status' | 'deliverAt'>): boolean =>
   !NOTHING_TO_RESEND.includes(reward.status) && !(reward.status === 'CREATED' && reward.deliverAt);
 
+/** How the dashboard names a reward's `smsStatus` (docs/delivery.md, SMS). */
 export const SMS_STATUS_LABELS: Record<NonNullable<Reward['smsStatus']>, string> = {
   QUEUED: 'Queued',
   SENT: 'Sent',
