@@ -48,12 +48,12 @@ describe('Reports', () => {
     return res.body.report as { id: string; status: string; filters: Record<string, string> };
   };
   /** Runs the build sweep as its timer would, then reads the report: the sweep runs each open report to its end. */
-  const built = async (m: SeededMerchant, id: string) => {
+  const built = async (m: SeededMerchant, id: string, timeoutMs?: number) => {
     await worker.app.get(Sweepers).run(REPORT_BUILD_SWEEP);
     return eventually(async () => {
       const res = await t.api.as(m.readKey).get(`/v1/reports/${id}`);
       return ['COMPLETED', 'FAILED'].includes(res.body.report.status) && res.body.report;
-    });
+    }, timeoutMs);
   };
   const download = async (m: SeededMerchant, id: string) => {
     const res = await t.api.as(m.readKey).get(`/v1/reports/${id}/download`);
@@ -309,7 +309,8 @@ describe('Reports', () => {
     expect(await db.query(`SELECT 1 FROM report_chunks WHERE report_id = $1`, [report.id])).toEqual([]);
 
     worker = await startTestWorker(t);
-    const done = await built(m, report.id);
+    // 30,000 rows from the start: a loaded CI machine took over 15 s.
+    const done = await built(m, report.id, 60_000);
     expect(done).toMatchObject({ status: 'COMPLETED', rowCount: count });
     expect((await db.query(`SELECT attempts FROM reports WHERE id = $1`, [report.id]))[0].attempts).toBe(2);
   }, 150_000);
