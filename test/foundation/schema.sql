@@ -1896,6 +1896,13 @@ CREATE INDEX mail_jobs_pending_idx ON public.mail_jobs USING btree (created_at) 
 
 
 --
+-- Name: mail_jobs_pending_reward_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX mail_jobs_pending_reward_idx ON public.mail_jobs USING btree (reward_id, channel) WHERE (status = 'PENDING'::text);
+
+
+--
 -- Name: memberships_user_id_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 

@@ -13,6 +13,7 @@ import { ScheduledSends1764800000000 } from './1764800000000-scheduled-sends';
 import { RewardReminders1764810000000 } from './1764810000000-reward-reminders';
 import { RewardSms1764820000000 } from './1764820000000-reward-sms';
 import { RewardSearch1764840000000 } from './1764840000000-reward-search';
+import { MailJobsPendingByReward1764850000000 } from './1764850000000-mail-jobs-pending-by-reward';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -38,4 +39,5 @@ export const MIGRATIONS = [
   RewardReminders1764810000000,
   RewardSms1764820000000,
   RewardSearch1764840000000,
+  MailJobsPendingByReward1764850000000,
 ];
