@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { DataSource, QueryRunner } from 'typeorm';
+import { DELIVERY_BATCH_SIZE } from '../../libs/rewards/src/lifecycle/reward-lifecycle.service';
 import { adminDataSource } from '../support/database-admin';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { eventually, spawnBuilt } from '../support/processes';
@@ -8,7 +9,10 @@ import { SmtpSink } from '../support/smtp-sink';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-const COUNT = 300;
+/** A batch and a half: the doomed worker holds one whole batch, a second worker the rest, a third finds nothing. */
+const COUNT = DELIVERY_BATCH_SIZE + DELIVERY_BATCH_SIZE / 2;
+/** The bulk API's most items per request. */
+const BULK_MAX = 500;
 
 /**
  * Scheduled sends falling due together, drained by several real worker processes (the built app),
@@ -76,10 +80,13 @@ describe('scheduled sends: several workers, one killed mid-drain', () => {
     const hook = await t.api.as(m.key).post('/v1/webhook-endpoints', { url: receiver.url('/sent'), events: ['reward.sent'] });
     expect(hook.status).toBe(201);
     const items = Array.from({ length: COUNT }, () => choiceReward(1_000, { recipient: recipient(), deliverAt: new Date(Date.now() + 120_000).toISOString() }));
-    const bulk = await t.api.as(m.key).post('/v1/rewards/bulk', { rewards: items });
-    expect(bulk.status).toBe(207);
-    expect(bulk.body.failed).toBe(0);
-    const ids: string[] = bulk.body.results.map((r: { rewardId: string }) => r.rewardId);
+    const ids: string[] = [];
+    for (let from = 0; from < COUNT; from += BULK_MAX) {
+      const bulk = await t.api.as(m.key).post('/v1/rewards/bulk', { rewards: items.slice(from, from + BULK_MAX) });
+      expect(bulk.status).toBe(207);
+      expect(bulk.body.failed).toBe(0);
+      for (const result of bulk.body.results as { rewardId: string }[]) ids.push(result.rewardId);
+    }
     const emails = new Map(ids.map((id, i) => [id, (items[i].recipient as { email: string }).email]));
 
     // The e-mail jobs' table locked: a batch locks its rewards, then waits at its insert.

@@ -21,7 +21,7 @@ import { OPEN_REWARD_STATUSES, RewardEntity, RewardStatus } from '../entities/re
 import { RewardCatalog } from '../reward-catalog';
 import { pendingCard } from '../reward-drafts';
 import { RewardJobs } from '../reward-jobs';
-import { cardEventData, rewardEventData } from './reward-webhook-data';
+import { cardEventData, rewardEventData, rewardEventDataOfRow } from './reward-webhook-data';
 import { MailJobRepository } from './mail-job.repository';
 import { timelineEvent, TimelineEntry, RewardTimeline } from './reward-timeline';
 import { RewardRepository } from './reward.repository';
@@ -29,8 +29,11 @@ import { RewardRepository } from './reward.repository';
 /** Rewards expired per transaction: short enough that a send to the same wallet barely waits (docs/rewards.md, Expiry). */
 export const EXPIRY_BATCH_SIZE = 200;
 
-/** Scheduled sends delivered per transaction (docs/delivery.md, Scheduled sends): as short as an expiry batch. */
-export const DELIVERY_BATCH_SIZE = 200;
+/**
+ * Scheduled sends delivered per transaction (docs/delivery.md, Exactly once, in batches). Larger than an
+ * expiry batch: a delivery locks no wallet, so sends to the same merchant never wait for it.
+ */
+export const DELIVERY_BATCH_SIZE = 500;
 
 /** A scheduled send not yet delivered: CREATED with a delivery time (which may have come and not been swept yet). */
 export function awaitingDelivery(reward: Pick<RewardEntity, 'status' | 'deliverAt'>): boolean {
@@ -645,12 +648,7 @@ export class RewardLifecycle {
         const ids = due.map((r) => r.id);
         const mailJobIds = due.map(() => newId('mail'));
         // The text too, for a recipient with a phone (docs/delivery.md, SMS): it goes at delivery time, as the e-mail does.
-        const texts = due.filter((reward) => reward.recipientPhone !== null).map((reward) => ({ id: newId('mail'), rewardId: reward.id }));
-        for (const reward of due) {
-          reward.status = 'SENT';
-          reward.sentAt = now;
-          reward.emailStatus = 'QUEUED';
-        }
+        const texts = due.filter((reward) => reward.has_phone).map((reward) => ({ id: newId('mail'), rewardId: reward.id }));
         const statement = new Statement();
         const sent = statement.with(
           'delivered_rewards',
@@ -672,7 +670,7 @@ export class RewardLifecycle {
           statement,
           due.map((reward) => ({
             event: timelineEvent(reward.id, 'reward.sent', { channel: 'email' }),
-            webhook: { accountId: reward.accountId, type: 'reward.sent' as const, data: rewardEventData(reward) },
+            webhook: { accountId: reward.account_id, type: 'reward.sent' as const, data: rewardEventDataOfRow(reward, 'SENT') },
           })),
         );
         const [written] = (await manager.query(

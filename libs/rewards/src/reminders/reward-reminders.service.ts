@@ -5,7 +5,7 @@ import { AuditOrigin } from '@app/audit';
 import { APP_CONFIG, AppConfig, bigintCents, Clock, newId, queryRows, Statement } from '@app/core';
 import { REMINDABLE_STATUSES, RewardEntity } from '../entities/reward.entity';
 import { MailJobRepository } from '../lifecycle/mail-job.repository';
-import { rewardEventData } from '../lifecycle/reward-webhook-data';
+import { REWARD_EVENT_COLUMNS, rewardEventDataOfRow, RewardEventRow } from '../lifecycle/reward-webhook-data';
 import { RewardTimeline, timelineEvent, TimelineEntry } from '../lifecycle/reward-timeline';
 import { RewardJobs } from '../reward-jobs';
 import { planReminder, ReminderPlan } from './reminder-plan';
@@ -13,18 +13,8 @@ import { planReminder, ReminderPlan } from './reminder-plan';
 /** Rewards the sweep looks at per transaction. */
 export const REMINDER_BATCH_SIZE = 200;
 
-interface DueRow {
-  id: string;
-  account_id: string;
+interface DueRow extends RewardEventRow {
   type: RewardEntity['type'];
-  status: RewardEntity['status'];
-  face_value_cents: string;
-  remaining_value_cents: string;
-  currency: string;
-  fx_funding_currency: string | null;
-  fx_rate: string | null;
-  fx_funded_cents: string | null;
-  external_id: string | null;
   reminders: boolean;
   sent_at: Date | null;
   expires_at: Date | null;
@@ -92,8 +82,7 @@ export class RewardReminders {
     const now = this.clock.now();
     const due = await queryRows<DueRow>(
       manager,
-      `SELECT r.id, r.account_id, r.type, r.status, r.face_value_cents, r.remaining_value_cents, r.currency,
-              r.fx_funding_currency, r.fx_rate, r.fx_funded_cents, r.external_id, r.reminders, r.sent_at, r.expires_at,
+      `SELECT ${REWARD_EVENT_COLUMNS}, r.type, r.reminders, r.sent_at, r.expires_at,
               r.reminded_after_days, r.reminded_before_expiry,
               a.reminder_after_days AS after_days, a.reminder_before_expiry_days AS before_expiry_days, a.reminder_settings_at AS settings_at
          FROM rewards r
@@ -126,7 +115,7 @@ export class RewardReminders {
     if (jobs.length) this.mailJobs.insertIn(statement, jobs);
     const entries: TimelineEntry[] = sending.map(({ row, plan }) => ({
       event: timelineEvent(row.id, 'reward.reminded', { channel: 'email', reminder: plan.send }),
-      webhook: { accountId: row.account_id, type: 'reward.reminded' as const, data: { ...rewardEventData(this.reward(row)), reminder: plan.send } },
+      webhook: { accountId: row.account_id, type: 'reward.reminded' as const, data: { ...rewardEventDataOfRow(row), reminder: plan.send } },
     }));
     this.timeline.recordIn(statement, entries);
     const [written] = await queryRows<{ updated: number }>(manager, statement.text(`SELECT (SELECT count(*) FROM ${updated})::int AS updated`), statement.params);
@@ -152,19 +141,5 @@ export class RewardReminders {
       now,
       this.config.reminderUnitMs,
     );
-  }
-
-  private reward(row: DueRow) {
-    return {
-      id: row.id,
-      status: row.status,
-      faceValueCents: bigintCents.from(row.face_value_cents) as number,
-      remainingValueCents: bigintCents.from(row.remaining_value_cents) as number,
-      currency: row.currency,
-      fxFundingCurrency: row.fx_funding_currency,
-      fxRate: row.fx_rate,
-      fxFundedCents: row.fx_funded_cents === null ? null : (bigintCents.from(row.fx_funded_cents) as number),
-      externalId: row.external_id,
-    };
   }
 }
