@@ -52,18 +52,29 @@ const recipientMatch = (alias: string) =>
   `OR (${alias}.recipient_last_name IS NOT NULL AND lower(${alias}.recipient_last_name) LIKE :recipientPrefix))`;
 
 /**
+ * The ids a recipient prefix matches, one index range scan per column, joined with `union` (UNION,
+ * or UNION ALL where duplicates do not matter). Not the three ORed conditions: those need a bitmap
+ * scan to use the three indexes, and list reads run with bitmap scans off (readSnapshot), which left
+ * the ORed form walking the whole account.
+ */
+const recipientMatchIds = (accountId: string, prefix: string, union: 'UNION' | 'UNION ALL') =>
+  [
+    `SELECT m.id FROM rewards m WHERE m.account_id = ${accountId} AND lower(m.recipient_email) LIKE ${prefix}`,
+    `SELECT m.id FROM rewards m WHERE m.account_id = ${accountId} AND lower(m.recipient_first_name) LIKE ${prefix}`,
+    `SELECT m.id FROM rewards m WHERE m.account_id = ${accountId} AND m.recipient_last_name IS NOT NULL AND lower(m.recipient_last_name) LIKE ${prefix}`,
+  ].join(` ${union} `);
+
+/**
  * The list's extra condition for a recipient prefix. PostgreSQL cannot tell how many rows three
  * ORed prefixes match, and guesses a few hundred: for a rare prefix it would walk the whole
  * account newest first looking for them. So a `sparse` prefix (few matches, counted first) names its
- * rows by id, read through the three indexes at once, and the page sorts those; a common one is a
- * plain condition, met often enough along the list's order.
+ * rows by id, read through the three indexes, and the page sorts those; a common one is a plain
+ * condition, met often enough along the list's order.
  */
 function recipientCondition(prefix: string, sparse: boolean) {
   return {
     sql: (alias: string) =>
-      sparse
-        ? `${alias}.id = ANY(ARRAY(SELECT m.id FROM rewards m WHERE m.account_id = :accountId AND ${recipientMatch('m')}))`
-        : recipientMatch(alias),
+      sparse ? `${alias}.id = ANY(ARRAY(${recipientMatchIds(':accountId', ':recipientPrefix', 'UNION')}))` : recipientMatch(alias),
     params: { recipientPrefix: likePrefix(prefix) },
   };
 }
@@ -123,11 +134,12 @@ export class RewardsService {
     return readSnapshot(this.dataSource, async (manager) => {
       let sparse = false;
       if (recipient !== undefined) {
-        // How many rewards of the account the prefix matches, counted no further than the threshold.
+        // How many rewards of the account the prefix matches, counted no further than the threshold. A reward
+        // matches in up to three columns, so three times the threshold of matches, deduplicated, decide.
         const [row] = await queryRows<{ n: number }>(
           manager,
-          `SELECT count(*)::int AS n FROM (SELECT 1 FROM rewards m WHERE m.account_id = $1 AND ${recipientMatch('m').replace(/:recipientPrefix/g, '$2')} LIMIT $3) AS found`,
-          [accountId, likePrefix(recipient), SPARSE_RECIPIENT_MATCHES + 1],
+          `SELECT count(DISTINCT found.id)::int AS n FROM (${recipientMatchIds('$1', '$2', 'UNION ALL')} LIMIT $3) AS found`,
+          [accountId, likePrefix(recipient), 3 * (SPARSE_RECIPIENT_MATCHES + 1)],
         );
         sparse = row.n <= SPARSE_RECIPIENT_MATCHES;
       }
