@@ -14,8 +14,13 @@ const { invariants } = require('./database');
 const SCHEDULED_COUNT = Number(process.env.BENCH_SCHEDULED_COUNT || 100_000);
 const VALUE_CENTS = 1_000;
 const BULK = 500;
-/** Due this many seconds after the phase starts: the sends before are the latency baseline. */
-const BEFORE_S = 15;
+/**
+ * Due this many seconds after the phase starts: the sends before are the latency baseline. Moving
+ * 100,000 delivery times and vacuuming after the move take several seconds themselves, and the
+ * baseline starts when they are done, so this leaves over half a minute of sends (several hundred)
+ * for the baseline's p99.
+ */
+const BEFORE_S = 60;
 const SLICE_S = 2;
 const MAX_DRAIN_S = 600;
 
@@ -47,7 +52,13 @@ async function scheduledPhase(ctx) {
     if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
   }
   await sendScheduled(key);
-  await db.query('ANALYZE rewards');
+  // The baseline is sends with nothing else going on: the reminder sweep looks once at each new send
+  // (docs/delivery.md, Reminders), and a hundred thousand of them keep it busy for a while after the sends.
+  for (;;) {
+    const { rows } = await db.query(`SELECT EXISTS (SELECT 1 FROM rewards WHERE account_id = $1 AND remind_at <= now()) AS looking`, [accountId]);
+    if (!rows[0].looking) break;
+    await sleep(500);
+  }
 
   let peak = results.phases.create_choice_1_merchant?.rps;
   if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
@@ -56,7 +67,10 @@ async function scheduledPhase(ctx) {
   await measured(ctx, `scheduled_drain_${SCHEDULED_COUNT}`, async () => {
     const dueAt = Date.now() + BEFORE_S * 1000;
     await db.query(`UPDATE rewards SET deliver_at = to_timestamp($2::double precision / 1000) WHERE account_id = $1 AND campaign = 'bench-scheduled'`, [accountId, dueAt]);
-    log(`scheduled: ${SCHEDULED_COUNT} rewards due in ${round((dueAt - Date.now()) / 1000, 1)} s; sending ${rate}/s to the same merchant meanwhile`);
+    // The move is the bench's, not the service's: its dead rows are cleared before the baseline, as real
+    // sends made with their own deliverAt would have none.
+    await db.query('VACUUM ANALYZE rewards');
+    log(`scheduled: ${SCHEDULED_COUNT} rewards due in ${round((dueAt - Date.now()) / 1000, 1)} s (the baseline); sending ${rate}/s to the same merchant meanwhile`);
     const samples = [];
     let drainedAt = null;
     const watcher = (async () => {
