@@ -214,6 +214,41 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     expect((await reward(sent.reward.id)).emailStatus).toBe('DELIVERED');
   });
 
+  it('settings saved after a send re-plan it: a reward looked at while its account had none gets what the new settings owe it, once', async () => {
+    const other = await seedMerchant(t, { name: 'Beta Ltd' });
+    await fund(t, other, 100_000);
+    const to = recipient();
+    const res = await t.api.as(other.key).post('/v1/rewards', choiceReward(1_000, { recipient: to }));
+    expect(res.status).toBe(201);
+    const sent = res.body as { reward: { id: string; sentAt: string } };
+    const id = sent.reward.id;
+    const remindAt = async () => (await dataSource.query(`SELECT remind_at FROM rewards WHERE id = $1`, [id]))[0].remind_at as Date | null;
+
+    // Looked at once, with no settings: nothing is owed, and the sweep will not look again by itself.
+    atSentPlus(sent, 0);
+    await sweep();
+    expect(await remindAt()).toBeNull();
+
+    // Saving settings asks the sweep to look again, and it plans the new after-days reminder.
+    const put = await t.api.as(other.key).put('/v1/account/reminder-settings', { reminderSettings: { afterDays: [2], beforeExpiryDays: null } });
+    expect(put.status).toBe(200);
+    expect(await remindAt()).not.toBeNull();
+    await sweep();
+    expect((await remindAt())?.getTime()).toBe(new Date(sent.reward.sentAt).getTime() + 2 * DAY);
+
+    atSentPlus(sent, DAY + 1_000);
+    await sweep();
+    expect(remindersTo(to.email)).toHaveLength(0);
+    atSentPlus(sent, 2 * DAY + 1_000);
+    await Promise.all([sweep(), sweep()]);
+    await eventually(async () => remindersTo(to.email).length === 1);
+    await sweep();
+    await settled(id);
+    expect(remindersTo(to.email)).toHaveLength(1);
+    expect(await remindAt()).toBeNull();
+    await expectLedgerInvariants(dataSource, other.accountId);
+  });
+
   it('the sweep is registered on the worker’s Sweepers as reward-reminders', () => {
     expect(worker.app.get(Sweepers).names()).toContain('reward-reminders');
   });
