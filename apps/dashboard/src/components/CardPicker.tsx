@@ -1,6 +1,6 @@
 import * as Popover from '@radix-ui/react-popover';
-import { Command } from 'cmdk';
-import { useId, useMemo, useState, type KeyboardEvent } from 'react';
+import { Command, useCommandState } from 'cmdk';
+import { useId, useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { itemValueLabel, type CatalogBrand, type CatalogItem } from '../api/catalog';
 import { cardMatches } from '../format/card-search';
 
@@ -89,8 +89,7 @@ export function CardPicker({
           <Popover.Content className="popover card-picker" align="start" sideOffset={4} collisionPadding={8} aria-label={label}>
             <Command label={`Search: ${label}`} filter={(itemValue, search, keywords) => (cardMatches([itemValue, ...(keywords ?? [])].join(' '), search) ? 1 : 0)} loop defaultValue={value ?? (none ? NONE : undefined)}>
               <Command.Input placeholder="Name, brand, currency or utid" />
-              <Command.List label={`${label}: cards`}>
-                <Command.Empty>No card matches.</Command.Empty>
+              <CardList label={`${label}: cards`}>
                 {none && (
                   <Command.Item value={NONE} keywords={[none]} onSelect={() => pick(null)}>
                     {none}
@@ -112,7 +111,7 @@ export function CardPicker({
                     </span>
                   </Command.Item>
                 ))}
-              </Command.List>
+              </CardList>
             </Command>
           </Popover.Content>
         </Popover.Portal>
@@ -124,5 +123,23 @@ export function CardPicker({
         </small>
       )}
     </div>
+  );
+}
+
+/**
+ * cmdk's listbox, hidden while nothing matches (a listbox without options is not a valid one), with
+ * "No card matches." beside it, said politely by screen readers as it appears.
+ */
+function CardList({ label, children }: { label: string; children: ReactNode }) {
+  const matches = useCommandState((state) => state.filtered.count);
+  return (
+    <>
+      <Command.List label={label} hidden={matches === 0}>
+        {children}
+      </Command.List>
+      <div aria-live="polite">
+        <Command.Empty>No card matches.</Command.Empty>
+      </div>
+    </>
   );
 }
