@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { artifact, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, navLink, offlineContext, PHONE, signInToDashboard, watchSavedFiles } from '../support/browser';
+import { artifact, cardPicker, chooseCard, DESKTOP, expectAccessible, expectNoSidewaysScroll, launchChromium, navLink, offlineContext, PHONE, signInToDashboard, watchSavedFiles } from '../support/browser';
 import { expectedFromAmount, publishedSandboxRates } from '../support/fx';
 import { addMember } from '../support/dashboard';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
@@ -161,10 +161,14 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     // The picker finds the card by its name; other cards drop out of the list.
     const brands = (await t.api.as(m.key).get('/v1/catalog')).body.brands as { items: { utid: string; rewardName: string }[] }[];
     const rewardName = brands.flatMap((b) => b.items).find((i) => i.utid === picks.fixedUsd.utid)!.rewardName;
-    const pickerSize = await page.getByRole('radiogroup', { name: 'Gift card' }).getByRole('radio').count();
-    await page.getByLabel('Search the catalog').fill(rewardName);
-    await expect(page.getByRole('radiogroup', { name: 'Gift card' }).getByRole('radio').count()).resolves.toBeLessThan(pickerSize);
-    await page.locator(`input[type=radio][value="${picks.fixedUsd.utid}"]`).check();
+    const picker = cardPicker(page, 'Gift card');
+    await picker.button.click();
+    await picker.options.first().waitFor();
+    const pickerSize = await picker.options.count();
+    await picker.search.fill(rewardName);
+    await eventually(async () => (await picker.options.count()) < pickerSize);
+    await picker.options.filter({ hasText: picks.fixedUsd.utid }).click();
+    await picker.popover.waitFor({ state: 'detached' });
     const sends: (string | undefined)[] = [];
     page.on('request', (request) => {
       if (request.method() === 'POST' && new URL(request.url()).pathname === '/v1/rewards') sends.push(request.headers()['idempotency-key']);
@@ -246,8 +250,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     await page.getByLabel('Recipient e-mail').waitFor();
     await expect(page.getByRole('group', { name: 'Pay from another wallet' }).count()).resolves.toBe(0);
     await page.getByLabel('One gift card (FIXED)').check();
-    await page.getByLabel('Search the catalog').fill('GBP');
-    await page.getByRole('radiogroup', { name: 'Gift card' }).getByRole('radio').first().check();
+    await chooseCard(page, 'Gift card', 'GBP');
     await page.getByLabel('Amount (GBP)').fill('1000');
     // No GBP wallet: the other wallets are offered for the card too.
     await page.getByRole('radiogroup', { name: 'Wallet to pay from' }).getByRole('radio', { name: /^EUR wallet/ }).waitFor();
@@ -331,7 +334,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
       ].join('\n');
       await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(rows) });
       await page.getByText('Preview (nothing sent yet): 0 of 2 rows would be sent').waitFor();
-      await page.getByLabel('Gift card for FIXED rows with an empty utid (optional)').selectOption(picks.fixedUsd.utid);
+      await chooseCard(page, 'Gift card for FIXED rows with an empty utid (optional)', picks.fixedUsd.utid, picks.fixedUsd.utid);
       await page.getByText(`Preview (nothing sent yet): 1 of 2 rows would be sent, ${usd(picks.fixedUsd.valueCents)} in all.`).waitFor();
       const previewRow = page.getByRole('row', { name: new RegExp(`picked\\.card\\.${name}@example\\.com`) });
       await expect(previewRow.textContent()).resolves.toContain(`(${picks.fixedUsd.utid})`);
@@ -358,8 +361,7 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
       // The single send: choosing a card of one value fills the amount, and the dialog names amount, recipient and balance after.
       await page.getByLabel('Recipient e-mail').fill(`single.${name}@example.com`);
       await page.getByLabel('First name').fill('Sam');
-      await page.getByLabel('Search the catalog').fill(picks.fixedUsd.utid);
-      await page.locator(`input[type=radio][value="${picks.fixedUsd.utid}"]`).check();
+      await chooseCard(page, 'Gift card', picks.fixedUsd.utid, picks.fixedUsd.utid);
       await expect(page.getByLabel(/^Amount/).inputValue()).resolves.toBe((picks.fixedUsd.valueCents / 100).toFixed(2));
       const availableNow = await usdAvailable();
       await page.getByRole('button', { name: 'Send reward' }).click();
@@ -432,7 +434,9 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
     const secret = (await page.getByLabel('Secret', { exact: true }).textContent())!.trim();
     expect(secret).toMatch(/^whsec_/);
     await page.getByRole('button', { name: 'Done' }).click();
-    await page.getByRole('button', { name: 'Send test' }).click();
+    // The endpoint's actions are in its menu, named after it.
+    await page.getByRole('button', { name: `Actions for http://127.0.0.1:${receiver.port}/dash-hook` }).click();
+    await page.getByRole('menuitem', { name: 'Send test' }).click();
     await page.getByText('Test event queued.').waitFor();
     const ping = await eventually(async () => receiver.received.find((r) => r.path === '/dash-hook' && r.json?.type === 'ping'), 20_000);
     expect(ping.headers['x-webhook-signature']).toMatch(/^v1=[0-9a-f]{64}$/);

@@ -154,3 +154,33 @@ export function navLink(page: Page, name: string | RegExp, options: { exact?: bo
   };
 }
 
+
+/** `text` as a regular expression matching itself. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The card picker labelled `label` (docs/dashboard.md, Widgets from kept libraries): its button, named
+ * "label: the card chosen", and the popover it opens, a dialog named `label` holding a combobox to
+ * type in and a listbox of cards.
+ */
+export function cardPicker(page: Page, label: string) {
+  const popover = page.getByRole('dialog', { name: label, exact: true });
+  return {
+    button: page.getByRole('button', { name: new RegExp(`^${literal(label)}: `) }),
+    popover,
+    search: popover.getByRole('combobox'),
+    options: popover.getByRole('option'),
+  };
+}
+
+/**
+ * Chooses a card as a person does: opens the picker labelled `label`, types `search`, and clicks the
+ * option showing `utid` (the first option left when no utid is given); the popover then closes.
+ */
+export async function chooseCard(page: Page, label: string, search: string, utid?: string): Promise<void> {
+  const picker = cardPicker(page, label);
+  await picker.button.click();
+  await picker.search.fill(search);
+  await (utid ? picker.options.filter({ hasText: utid }) : picker.options.first()).click();
+  await picker.popover.waitFor({ state: 'detached' });
+}

@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { EMAIL_STATUS_LABELS, type Reward } from '../api/rewards';
 import { formatCents } from '../format/money';
+import { ActionsMenu, type MenuAction } from './ActionsMenu';
 import { DataTable } from './DataTable';
 import { Time } from './Time';
 
@@ -27,8 +28,24 @@ export interface RowSelection {
   toggleAll: (ids: string[], on: boolean) => void;
 }
 
-/** Rewards as the Overview and the Rewards page list them, each linking to its page; with `selection`, each row can be ticked. */
-export function RewardsTable({ rewards, caption, selection }: { rewards: Reward[]; caption?: string; selection?: RowSelection }) {
+/** The id of a reward row's Actions button, to give focus back to after a dialog opened from its menu. */
+export const rowActionsId = (reward: Pick<Reward, 'id'>) => `actions-${reward.id}`;
+
+/**
+ * Rewards as the Overview and the Rewards page list them, each linking to its page; with `selection`,
+ * each row can be ticked; with `actions`, each row has an "Actions for the reward to …" menu of them.
+ */
+export function RewardsTable({
+  rewards,
+  caption,
+  selection,
+  actions,
+}: {
+  rewards: Reward[];
+  caption?: string;
+  selection?: RowSelection;
+  actions?: (reward: Reward) => MenuAction[];
+}) {
   const ids = rewards.map((r) => r.id);
   const allOn = selection !== undefined && ids.length > 0 && ids.every((id) => selection.selected.has(id));
   return (
@@ -67,6 +84,10 @@ export function RewardsTable({ rewards, caption, selection }: { rewards: Reward[
         { header: 'External id', cell: (reward) => reward.externalId ?? '' },
         { header: 'Sent by', cell: (reward) => reward.createdBy?.label ?? reward.createdBy?.type.replace('_', ' ') ?? '' },
         { header: 'Created', cell: (reward) => <Time value={reward.createdAt} /> },
+        actions !== undefined && {
+          header: 'Actions',
+          cell: (reward) => <ActionsMenu id={rowActionsId(reward)} name={`Actions for the reward to ${reward.recipientEmail}`} actions={actions(reward)} />,
+        },
       ]}
     />
   );

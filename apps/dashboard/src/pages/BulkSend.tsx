@@ -1,12 +1,14 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link } from 'react-router';
-import { itemValueLabel, type CatalogBrand, type CatalogItem } from '../api/catalog';
+import type { CatalogBrand, CatalogItem } from '../api/catalog';
 import { ApiFailure } from '../api/http';
 import { useIdempotencyKey } from '../api/idempotency';
 import { useMoneyMoved } from '../api/money-moved';
 import { sendBulkChunk } from '../api/rewards';
 import { useWallets } from '../api/wallet';
+import { CardPicker } from '../components/CardPicker';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { CopyCode } from '../components/CopyCode';
 import { DataTable } from '../components/DataTable';
 import { bulkTemplateRows, parseBulkCsv, type BulkReward, type BulkRow } from '../format/bulk-rows';
 import { download, toCsv } from '../format/csv';
@@ -147,7 +149,6 @@ export function BulkSend({ currency, brands }: { currency: string; brands: reado
     const available = wallets.data?.find((w) => w.currency === c)?.availableCents ?? 0;
     return `${formatCents(available - cents, c)} in the ${c} wallet`;
   });
-  const fixedItems = useMemo(() => (brands ?? []).flatMap((b) => b.items.map((item) => ({ brand: b, item }))), [brands]);
 
   return (
     <section aria-labelledby="bulk">
@@ -163,17 +164,18 @@ export function BulkSend({ currency, brands }: { currency: string; brands: reado
         </button>{' '}
         Its example rows use cards of your catalog; the codes (utid, brand keys) are on the <Link to="/catalog">Catalog</Link> page.
       </p>
-      <div className="field">
-        <label htmlFor="bulk-card">Gift card for FIXED rows with an empty utid (optional)</label>
-        <select id="bulk-card" value={defaultUtid} onChange={(e) => setDefaultUtid(e.target.value)}>
-          <option value="">None: every FIXED row names its utid</option>
-          {fixedItems.map(({ brand, item }) => (
-            <option key={item.utid} value={item.utid}>
-              {cardLabel(brand, item)}
-            </option>
-          ))}
-        </select>
-      </div>
+      <CardPicker
+        label="Gift card for FIXED rows with an empty utid (optional)"
+        brands={brands}
+        value={defaultUtid || null}
+        onChange={(choice) => setDefaultUtid(choice?.item.utid ?? '')}
+        none="None: every FIXED row names its utid"
+      />
+      {itemsByUtid.get(defaultUtid) && (
+        <p>
+          FIXED rows with an empty utid get <CopyCode value={defaultUtid} what="utid" />.
+        </p>
+      )}
       <div className="field">
         <label htmlFor="bulk-file">CSV file</label>
         <input id="bulk-file" type="file" accept=".csv,text/csv" onChange={(e) => void read(e.target.files?.[0])} />
@@ -259,10 +261,6 @@ export function BulkSend({ currency, brands }: { currency: string; brands: reado
       )}
     </section>
   );
-}
-
-function cardLabel(brand: CatalogBrand, item: CatalogItem): string {
-  return `${brand.name}: ${item.rewardName} (${itemValueLabel(item)}) ${item.utid}`;
 }
 
 /** The card a row names, by name with its code, or the brands a CHOICE row allows. */

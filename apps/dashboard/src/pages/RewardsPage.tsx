@@ -1,14 +1,16 @@
 import { useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { exportCsv } from '../api/export';
 import { canCancel, canResend, fetchRewardsForExport, REWARD_SORTS, REWARD_STATUSES, useBulkRewardAction, useRewards, type Reward } from '../api/rewards';
+import { useHasScope } from '../api/session';
+import type { MenuAction } from '../components/ActionsMenu';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DateRangeFields } from '../components/DateRangeFields';
 import { ExportButton } from '../components/ExportButton';
 import { Pager } from '../components/Pager';
 import { download, toCsv } from '../format/csv';
 import { formatCents } from '../format/money';
-import { RewardsTable } from '../components/RewardsTable';
+import { rowActionsId, RewardsTable } from '../components/RewardsTable';
 import { StatusMessage } from '../components/StatusMessage';
 import { reportLink } from './ReportsPage';
 
@@ -35,6 +37,7 @@ const exportRow = (r: Reward) => [
 export function RewardsPage() {
   // Filters live in the address, so a filtered page can be bookmarked or shared.
   const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const status = REWARD_STATUSES.find((s) => s === params.get('status'));
   const externalId = params.get('external_id') ?? undefined;
@@ -51,6 +54,36 @@ export function RewardsPage() {
   const [selected, setSelected] = useState<Map<string, Reward>>(new Map());
   const [confirmCancel, setConfirmCancel] = useState(false);
   const bulk = useBulkRewardAction();
+  // One row's Cancel or Resend, from its Actions menu; a cancel asks first (the reward being asked about).
+  const writer = useHasScope('rewards:write');
+  const rowAction = useBulkRewardAction();
+  // Kept after the dialog closes, so focus can go back to that row's Actions button.
+  const [cancelling, setCancelling] = useState<Reward | null>(null);
+  const [askingCancel, setAskingCancel] = useState(false);
+  const [acted, setActed] = useState<{ action: 'cancel' | 'resend'; reward: Reward } | null>(null);
+  const runOne = (action: 'cancel' | 'resend', reward: Reward) => {
+    setActed({ action, reward });
+    rowAction.mutate({ action, ids: [reward.id] });
+  };
+  const rowActions = (reward: Reward): MenuAction[] => [
+    { label: 'Open the reward', onSelect: () => void navigate(`/rewards/${reward.id}`) },
+    {
+      label: 'Resend e-mail',
+      onSelect: () => runOne('resend', reward),
+      disabled: rowAction.isPending || !canResend(reward),
+      reason: canResend(reward) ? undefined : reward.status === 'CREATED' ? 'scheduled, not sent yet' : 'nothing left to use',
+    },
+    {
+      label: 'Cancel reward…',
+      onSelect: () => {
+        setCancelling(reward);
+        setAskingCancel(true);
+      },
+      disabled: rowAction.isPending || !canCancel(reward),
+      reason: canCancel(reward) ? undefined : 'already redeemed, cancelled or expired',
+      danger: true,
+    },
+  ];
 
   const rewards = useRewards({ page, pageSize: PAGE_SIZE, ...filters }, { keepPrevious: true });
 
@@ -192,12 +225,41 @@ export function RewardsPage() {
         }}
         onCancel={() => setConfirmCancel(false)}
       />
+      {rowAction.isPending && acted && (
+        <StatusMessage kind="loading">{acted.action === 'cancel' ? 'Cancelling' : 'Resending'} the reward to {acted.reward.recipientEmail}…</StatusMessage>
+      )}
+      {rowAction.data && acted && (
+        <p role="status">
+          {rowAction.data.failed.length === 0
+            ? `${acted.action === 'cancel' ? 'Cancelled' : 'Resent'} the reward to ${acted.reward.recipientEmail}.`
+            : `Not ${acted.action === 'cancel' ? 'cancelled' : 'resent'}: ${rowAction.data.failed[0].message}`}
+        </p>
+      )}
+      <ConfirmDialog
+        open={askingCancel}
+        title={`Cancel the reward to ${cancelling?.recipientEmail ?? ''}?`}
+        details={
+          cancelling
+            ? [
+                { label: 'Reward', value: `${cancelling.type}, ${formatCents(cancelling.faceValueCents, cancelling.currency)}` },
+                { label: 'Value returned', value: formatCents(cancelling.remainingValueCents, cancelling.currency) },
+              ]
+            : []
+        }
+        confirmLabel="Cancel reward"
+        focusAfter={cancelling ? rowActionsId(cancelling) : undefined}
+        onConfirm={() => {
+          if (cancelling) runOne('cancel', cancelling);
+          setAskingCancel(false);
+        }}
+        onCancel={() => setAskingCancel(false)}
+      />
       {rewards.isPending && <StatusMessage kind="loading">Loading rewards…</StatusMessage>}
       {rewards.isError && <StatusMessage kind="error">{rewards.error.message}</StatusMessage>}
       {rewards.data &&
         (rewards.data.rewards.length ? (
           <>
-            <RewardsTable rewards={rewards.data.rewards} caption={`${rewards.data.total} rewards`} selection={selection} />
+            <RewardsTable rewards={rewards.data.rewards} caption={`${rewards.data.total} rewards`} selection={selection} actions={writer ? rowActions : undefined} />
             <Pager page={page} total={rewards.data.total} pageSize={PAGE_SIZE} onPage={(p) => update({ page: String(p) })} />
           </>
         ) : (

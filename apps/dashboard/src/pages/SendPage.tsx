@@ -7,6 +7,7 @@ import { rateOf, useFxRates } from '../api/fx';
 import { useIdempotencyKey } from '../api/idempotency';
 import { LANGUAGE_NAMES, useSendReward, type CreateReward } from '../api/rewards';
 import { useWallets, type Wallet } from '../api/wallet';
+import { CardPicker } from '../components/CardPicker';
 import { CheckboxList } from '../components/CheckboxList';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyCode } from '../components/CopyCode';
@@ -50,7 +51,6 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
   const catalog = useCatalog();
   const [idempotencyKey, renewKey] = useIdempotencyKey();
   const [amount, setAmount] = useState('');
-  const [search, setSearch] = useState('');
   const [item, setItem] = useState<CatalogItem | null>(null);
   const [brands, setBrands] = useState<string[]>([]);
   const [choiceCurrency, setChoiceCurrency] = useState<string | null>(null);
@@ -72,14 +72,6 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
     const offered = new Set((catalog.data ?? []).flatMap((brand) => brand.items.map((i) => i.currencyCode)));
     return [primary, ...[...offered].filter((c) => c !== primary).sort()];
   }, [catalog.data, primary]);
-
-  const items = useMemo(() => {
-    const term = search.trim().toLowerCase();
-    return (catalog.data ?? [])
-      .flatMap((brand) => brand.items.map((i) => ({ brand, item: i })))
-      .filter(({ brand, item: i }) => !term || `${brand.name} ${brand.brandKey} ${i.rewardName} ${i.currencyCode} ${i.utid}`.toLowerCase().includes(term))
-      .slice(0, 50);
-  }, [catalog.data, search]);
 
   // A sent form is a finished submission: the next one gets a new key.
   const send = useSendReward(idempotencyKey, renewKey);
@@ -244,36 +236,28 @@ function SendForm({ type }: { type: 'FIXED' | 'CHOICE' }) {
         {...fieldIssue(err, 'valueCents')}
       />
       {type === 'FIXED' ? (
-        <fieldset>
-          <legend>Gift card</legend>
-          <Field label="Search the catalog" type="search" value={search} onChange={(e) => setSearch(e.target.value)} {...fieldIssue(err, 'utid')} />
+        <>
           {catalog.isPending && <StatusMessage kind="loading">Loading the catalog…</StatusMessage>}
           {catalog.isError && <StatusMessage kind="error">{catalog.error.message}</StatusMessage>}
-          <div className="picker" role="radiogroup" aria-label="Gift card">
-            {items.map(({ brand, item: i }) => (
-              <label key={i.utid} className={item?.utid === i.utid ? 'picked' : undefined}>
-                <input
-                  type="radio"
-                  name="utid"
-                  value={i.utid}
-                  checked={item?.utid === i.utid}
-                  onChange={() => {
-                    setItem(i);
-                    // A card of one value takes exactly that value: fill it in.
-                    if (i.valueType === 'FIXED_VALUE' && i.faceValue !== null) setAmount(i.faceValue.toFixed(2));
-                  }}
-                />
-                {brand.name}: {i.rewardName} ({itemValueLabel(i)}) <code>{i.utid}</code>
-              </label>
-            ))}
-            {catalog.data && items.length === 0 && <StatusMessage kind="empty">No card matches.</StatusMessage>}
-          </div>
+          <CardPicker
+            label="Gift card"
+            brands={catalog.data}
+            value={item?.utid ?? null}
+            onChange={(choice) => {
+              setItem(choice?.item ?? null);
+              // A card of one value takes exactly that value: fill it in.
+              if (choice && choice.item.valueType === 'FIXED_VALUE' && choice.item.faceValue !== null) setAmount(choice.item.faceValue.toFixed(2));
+            }}
+            hint="Opens a list to search by a card's name, brand, currency or utid."
+            error={issueOf(err, 'utid')}
+            issuePath="utid"
+          />
           {item && (
             <p>
               The reward is in the card's currency, {item.currencyCode}. Its utid, for a bulk file or the API: <CopyCode value={item.utid} what="utid" />
             </p>
           )}
-        </fieldset>
+        </>
       ) : (
         <>
           <CheckboxList

@@ -13,8 +13,9 @@ import {
   type WebhookEndpoint,
   type WebhookEventType,
 } from '../api/webhooks';
+import { ActionsMenu } from '../components/ActionsMenu';
 import { CheckboxList } from '../components/CheckboxList';
-import { ConfirmButton } from '../components/Confirm';
+import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { fieldIssue, FormError, issueOf, type FieldLabels } from '../components/FormError';
@@ -80,11 +81,20 @@ function CreateEndpoint({ onSecret }: { onSecret: (secret: string) => void }) {
 /** The endpoint form's fields as the merchant sees them, by the API path the server names them with. */
 const ENDPOINT_LABELS: FieldLabels = { url: 'URL', description: 'Description (optional)', events: 'Events' };
 
+/**
+ * An endpoint: its state, its actions in one "Actions for <url>" menu (docs/dashboard.md, Widgets
+ * from kept libraries), and the two parts it can show under it, the replay form and the deliveries
+ * (disclosure buttons, kept beside the menu since they show rather than do). Rotating the secret and
+ * deleting ask first, in a dialog; focus goes back to the menu's button (to the page after a delete).
+ */
 function EndpointCard({ endpoint, writer, onSecret }: { endpoint: WebhookEndpoint; writer: boolean; onSecret: (secret: string) => void }) {
   const [showDeliveries, setShowDeliveries] = useState(false);
   const [showReplay, setShowReplay] = useState(false);
+  const [asking, setAsking] = useState<'rotate' | 'delete' | null>(null);
+  const [deleting, setDeleting] = useState(false);
   const { toggle, rotate, test, remove } = useEndpointActions(endpoint, onSecret);
-  const pausedId = useId();
+  const base = useId();
+  const menuId = `${base}-actions`;
   return (
     <li>
       <h3>{endpoint.url}</h3>
@@ -100,28 +110,62 @@ function EndpointCard({ endpoint, writer, onSecret }: { endpoint: WebhookEndpoin
       <div className="actions">
         {writer && (
           <>
-            <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
-              {endpoint.active ? 'Pause' : 'Resume'}
-            </button>
-            <ConfirmButton label="Rotate secret" question="The current secret keeps working beside the new one for 24 hours, so your servers can switch." onConfirm={() => rotate.mutate()} disabled={rotate.isPending} />
-            <button type="button" onClick={() => test.mutate()} disabled={test.isPending || !endpoint.active} aria-describedby={endpoint.active ? undefined : pausedId}>
-              Send test
-            </button>
+            <ActionsMenu
+              id={menuId}
+              name={`Actions for ${endpoint.url}`}
+              actions={[
+                { label: endpoint.active ? 'Pause' : 'Resume', onSelect: () => toggle.mutate(), disabled: toggle.isPending },
+                { label: 'Send test', onSelect: () => test.mutate(), disabled: test.isPending || !endpoint.active, reason: endpoint.active ? undefined : 'paused' },
+                { label: 'Rotate secret…', onSelect: () => setAsking('rotate'), disabled: rotate.isPending },
+                { label: 'Delete endpoint…', onSelect: () => setAsking('delete'), disabled: remove.isPending, danger: true },
+              ]}
+            />
             <button type="button" className="secondary" aria-expanded={showReplay} onClick={() => setShowReplay((v) => !v)}>
               Replay a time range
             </button>
-            <ConfirmButton danger label="Delete endpoint" question="Deliveries to it stop at once." onConfirm={() => remove.mutate()} disabled={remove.isPending} />
           </>
         )}
         <button type="button" className="secondary" aria-expanded={showDeliveries} onClick={() => setShowDeliveries((v) => !v)}>
           {showDeliveries ? 'Hide deliveries' : 'Show deliveries'}
         </button>
       </div>
-      {writer && !endpoint.active && <p id={pausedId}>Paused: resume the endpoint to send it a test event or retry its deliveries.</p>}
+      {writer && !endpoint.active && <p>Paused: resume the endpoint to send it a test event or retry its deliveries.</p>}
       {test.isSuccess && <p role="status">Test event queued.</p>}
+      {toggle.isSuccess && <p role="status">{endpoint.active ? 'Endpoint active.' : 'Endpoint paused.'}</p>}
       <FormError error={toggle.error ?? rotate.error ?? test.error ?? remove.error} />
       {writer && showReplay && <ReplayForm endpoint={endpoint} />}
       {showDeliveries && <Deliveries endpoint={endpoint} writer={writer} />}
+      <ConfirmDialog
+        open={asking === 'rotate'}
+        title="Rotate the signing secret?"
+        details={[
+          { label: 'Endpoint', value: endpoint.url },
+          { label: 'Current secret', value: 'keeps working beside the new one for 24 hours, so your servers can switch' },
+        ]}
+        confirmLabel="Rotate secret"
+        focusAfter={menuId}
+        onConfirm={() => {
+          setAsking(null);
+          rotate.mutate();
+        }}
+        onCancel={() => setAsking(null)}
+      />
+      <ConfirmDialog
+        open={asking === 'delete'}
+        title="Delete this endpoint?"
+        details={[
+          { label: 'Endpoint', value: endpoint.url },
+          { label: 'Deliveries', value: 'stop at once' },
+        ]}
+        confirmLabel="Delete endpoint"
+        focusAfter={deleting ? 'main' : menuId}
+        onConfirm={() => {
+          setDeleting(true);
+          setAsking(null);
+          remove.mutate(undefined, { onError: () => setDeleting(false) });
+        }}
+        onCancel={() => setAsking(null)}
+      />
     </li>
   );
 }
