@@ -33,8 +33,13 @@ describe('RateLimiter', () => {
 
   afterAll(async () => {
     const admin = await connect();
-    const keys = await admin.keys(`${prefix}:*`);
-    if (keys.length) await admin.del(...keys);
+    // SCAN, not KEYS: on a Redis holding many keys of others, KEYS outlasts the client's 500 ms command timeout.
+    let cursor = '0';
+    do {
+      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length) await admin.unlink(keys);
+      cursor = next;
+    } while (cursor !== '0');
     for (const client of clients) client.disconnect();
   });
 
