@@ -47,10 +47,11 @@ function findPgBin() {
  * (its folder is chowned to it) and every pg_ctl call runs through runuser.
  */
 class Postgres {
-  constructor(tmp) {
+  /** `name`: the cluster's folder under `tmp` (and its log's name, but for the first cluster's `postgres.log`). */
+  constructor(tmp, name = 'pg') {
     this.bin = findPgBin();
-    this.dir = path.join(tmp, 'pg');
-    this.logFile = path.join(tmp, 'postgres.log');
+    this.dir = path.join(tmp, name);
+    this.logFile = path.join(tmp, name === 'pg' ? 'postgres.log' : `${name}.log`);
     this.asRoot = process.getuid && process.getuid() === 0;
     this.running = false;
   }
@@ -75,6 +76,20 @@ class Postgres {
   }
 
   async init() {
+    await this.prepareFolder();
+    this.run('initdb', ['-D', this.dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  }
+
+  /**
+   * A streaming replica of `primary` (running): a base backup of it with `-R`, so this cluster starts
+   * as a hot standby that follows it (docs/scaling.md, Read replica). Read-only; `start()` it.
+   */
+  async standbyOf(primary) {
+    await this.prepareFolder();
+    await this.runAsync('pg_basebackup', ['-D', this.dir, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+  }
+
+  async prepareFolder() {
     this.port = await freePort();
     fs.mkdirSync(this.dir, { mode: 0o700 });
     fs.writeFileSync(this.logFile, '');
@@ -84,7 +99,6 @@ class Postgres {
       fs.chownSync(this.dir, uid, gid);
       fs.chownSync(this.logFile, uid, gid);
     }
-    this.run('initdb', ['-D', this.dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
     this.url = `postgres://postgres@127.0.0.1:${this.port}/rewards`;
     this.adminUrl = `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
@@ -373,4 +387,4 @@ function pick(obj, keys) {
   return Object.fromEntries(keys.filter((k) => obj[k] !== undefined).map((k) => [k, obj[k]]));
 }
 
-module.exports = { Cluster, freePort, portOpen };
+module.exports = { Cluster, Postgres, freePort, portOpen };

@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AccountModule } from '@app/account';
 import { AuditModule } from '@app/audit';
-import { AuthModule } from '@app/auth';
+import { AuthModule, ReadYourWrites } from '@app/auth';
 import { CatalogModule } from '@app/catalog';
 import { DashboardModule } from '@app/dashboard';
 import { FxModule } from '@app/fx';
@@ -56,6 +57,8 @@ export class ApiModule {
         MetricsModule.forApi(),
       ],
       controllers: [HealthController, MetricsController],
+      // Read-your-writes for the read replica's reads (docs/scaling.md, Read replica); no cost without a replica.
+      providers: config.databaseReadUrl ? [{ provide: APP_INTERCEPTOR, useClass: ReadYourWrites }] : [],
     };
   }
 }

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
 import { SupplierGate } from '@app/catalog';
-import { RedisClient } from '@app/core';
+import { ReadRouting, RedisClient } from '@app/core';
 import { FxRates } from '@app/fx';
 
 /**
@@ -15,7 +15,9 @@ import { FxRates } from '@app/fx';
  * degraded service into none. Readiness also reports the card supplier's circuit (`closed`,
  * `half_open`, `open`) without turning red for it: a paused supplier delays card issuance, the API
  * still serves (docs/operations.md, Degraded modes and Health). Likewise the exchange rates: `fx`
- * says whether they are fresh, stale (conversions answer 503) or missing (docs/currencies.md).
+ * says whether they are fresh, stale (conversions answer 503) or missing (docs/currencies.md). With
+ * DATABASE_READ_URL, `readReplica` says whether the replica serves reads (`ok`), or is `lagging` or
+ * `down` and its reads go to the primary: degraded, still ready (docs/scaling.md, Read replica).
  */
 @ApiExcludeController()
 @Public()
@@ -26,6 +28,7 @@ export class HealthController {
     private readonly redis: RedisClient,
     private readonly supplierGate: SupplierGate,
     private readonly fxRates: FxRates,
+    private readonly reads: ReadRouting,
   ) {}
 
   @Get('live')
@@ -44,8 +47,10 @@ export class HealthController {
       withTimeout(this.fxRates.health(), this.fxRates.unknownHealth()),
     ]);
     const ready = postgres === 'ok';
+    const readReplica = this.reads.health();
+    const degraded = redis !== 'ok' || (readReplica !== null && readReplica.status !== 'ok');
     response.status(ready ? 200 : 503);
-    return { status: !ready ? 'unavailable' : redis === 'ok' ? 'ok' : 'degraded', checks: { postgres, redis }, supplier, fx };
+    return { status: !ready ? 'unavailable' : degraded ? 'degraded' : 'ok', checks: { postgres, redis }, supplier, fx, ...(readReplica ? { readReplica } : {}) };
   }
 }
 

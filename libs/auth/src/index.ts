@@ -10,6 +10,7 @@ export * from './current-principal.decorator';
 export * from './session-store';
 export * from './session-cookie';
 export * from './signed-in.guard';
+export * from './read-your-writes.interceptor';
 export * from './sign-in-limiter.service';
 export * from './reauthentication-limiter.service';
 export * from './audit-trail';

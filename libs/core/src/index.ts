@@ -48,6 +48,7 @@ export * from './metrics/metrics.module';
 export * from './metrics/http-metrics.middleware';
 export * from './pagination/list-counts';
 export * from './database/read-snapshot';
+export * from './database/read-replica';
 export * from './pagination/list-page';
 export * from './pagination/date-range';
 export * from './pagination/list-filters';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Scope } from '@app/auth';
+import type { Reader } from '@app/core';
 import { CARD_REPORT_COLUMNS, REWARD_REPORT_COLUMNS, RewardReports } from '@app/rewards';
 import { WALLET_TRANSACTION_REPORT_COLUMNS, WalletReports } from '@app/wallet';
 import type { ReportType } from './entities/report.entity';
@@ -14,7 +15,8 @@ export interface ReportSource {
   scope: Scope;
   columns: readonly string[];
   filters(accountId: string, given: unknown, now: Date): Promise<Record<string, string>>;
-  rows(accountId: string, filters: Record<string, string>, batchSize: number): AsyncIterable<ReportCell[][]>;
+  /** `read` runs each batch's statements (on the read replica while it serves: docs/scaling.md, Read replica). */
+  rows(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number): AsyncIterable<ReportCell[][]>;
 }
 
 @Injectable()
@@ -27,19 +29,19 @@ export class ReportSources {
         scope: 'rewards:read',
         columns: REWARD_REPORT_COLUMNS,
         filters: (_accountId, given, now) => rewards.filters(given, now),
-        rows: (accountId, filters, batchSize) => rewards.rewardRows(accountId, filters, batchSize),
+        rows: (read, accountId, filters, batchSize) => rewards.rewardRows(read, accountId, filters, batchSize),
       },
       cards: {
         scope: 'rewards:read',
         columns: CARD_REPORT_COLUMNS,
         filters: (_accountId, given, now) => rewards.filters(given, now),
-        rows: (accountId, filters, batchSize) => rewards.cardRows(accountId, filters, batchSize),
+        rows: (read, accountId, filters, batchSize) => rewards.cardRows(read, accountId, filters, batchSize),
       },
       wallet_transactions: {
         scope: 'wallet:read',
         columns: WALLET_TRANSACTION_REPORT_COLUMNS,
         filters: (accountId, given, now) => wallet.filters(accountId, given, now),
-        rows: (accountId, filters, batchSize) => wallet.rows(accountId, filters, batchSize),
+        rows: (read, accountId, filters, batchSize) => wallet.rows(read, accountId, filters, batchSize),
       },
     };
   }

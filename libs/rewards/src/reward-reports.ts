@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
-import { DateRange, listFiltersAsQuery, readListBatches, reportDateRange } from '@app/core';
+import { In } from 'typeorm';
+import { DateRange, listFiltersAsQuery, readListBatches, Reader, reportDateRange } from '@app/core';
 import { ListRewardsQueryDto } from './dto/reward-query.dto';
 import { RewardCardEntity } from './entities/reward-card.entity';
 import { RewardEntity } from './entities/reward.entity';
@@ -82,8 +81,6 @@ const iso = (date: Date | null) => date?.toISOString() ?? null;
  */
 @Injectable()
 export class RewardReports {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
   /**
    * The report's filters checked and completed: `given` in camelCase (the list's query names),
    * the creation range always set (366 days up to now when left out). 400 naming `filters.<field>`.
@@ -105,8 +102,8 @@ export class RewardReports {
   }
 
   /** Rewards matching `filters` (as `filters()` answered them), newest first, as rows of REWARD_REPORT_COLUMNS. */
-  async *rewardRows(accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<Cell[][]> {
-    for await (const batch of this.rewards(accountId, filters, batchSize)) {
+  async *rewardRows(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<Cell[][]> {
+    for await (const batch of this.rewards(read, accountId, filters, batchSize)) {
       yield batch.map((r) => [
         r.id,
         r.type,
@@ -142,13 +139,15 @@ export class RewardReports {
    * the order they were made, as rows of CARD_REPORT_COLUMNS. The sealed credentials column is not
    * even read.
    */
-  async *cardRows(accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<Cell[][]> {
-    for await (const rewards of this.rewards(accountId, filters, batchSize)) {
-      const cards = await this.dataSource.getRepository(RewardCardEntity).find({
+  async *cardRows(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<Cell[][]> {
+    for await (const rewards of this.rewards(read, accountId, filters, batchSize)) {
+      const cards = await read((manager) =>
+        manager.getRepository(RewardCardEntity).find({
         select: ['id', 'rewardId', 'utid', 'rewardName', 'amountCents', 'currency', 'status', 'redemptionInstructions', 'issuedAt', 'createdAt', 'brandName', 'brandImageUrl'],
         where: { accountId, rewardId: In(rewards.map((r) => r.id)) },
         order: { seq: 'ASC' },
-      });
+        }),
+      );
       const byReward = new Map<string, RewardCardEntity[]>();
       for (const card of cards) byReward.set(card.rewardId, [...(byReward.get(card.rewardId) ?? []), card]);
       const rows = rewards.flatMap((reward) =>
@@ -171,9 +170,9 @@ export class RewardReports {
     }
   }
 
-  private rewards(accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<RewardEntity[]> {
+  private rewards(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<RewardEntity[]> {
     const created = { gte: new Date(filters.createdGte), lt: new Date(filters.createdLt) };
     const equal = { status: filters.status, external_id: filters.externalId, type: filters.type, campaign: filters.campaign, currency: filters.currency };
-    return readListBatches(this.dataSource.manager, { entity: RewardEntity, accountId, filters: equal, created }, batchSize);
+    return readListBatches(read, { entity: RewardEntity, accountId, filters: equal, created }, batchSize);
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AuditOrigin } from '@app/audit';
-import { APP_CONFIG, AppConfig, ListWindow, NotFoundError, queryRows, readListPage, readListTotals, readSnapshot } from '@app/core';
+import { APP_CONFIG, AppConfig, ListWindow, NotFoundError, queryRows, readListPage, readListTotals, ReadRouting, readSnapshot } from '@app/core';
 import { WalletLedger } from '@app/wallet';
 import type { WalletTransactionDto } from '@app/wallet';
 import type { RewardView } from './dto/reward.dto';
@@ -101,6 +101,7 @@ export class RewardsService {
     private readonly lifecycle: RewardLifecycle,
     private readonly wallet: WalletLedger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly reads: ReadRouting,
   ) {}
 
   /** The reward's one redemption link, as the create response gave it (docs/redemption.md, One link). */
@@ -131,7 +132,8 @@ export class RewardsService {
     const { status, externalId, type, campaign, currency, created, recipient, createdBy } = filters;
     const kept = [externalId, type, campaign, currency, created, recipient, createdBy].every((filter) => filter === undefined);
     const ascending = !sort.startsWith('-');
-    return readSnapshot(this.dataSource, async (manager) => {
+    // From the read replica when one serves (docs/scaling.md, Read replica).
+    return this.reads.snapshot(async (manager) => {
       let sparse = false;
       if (recipient !== undefined) {
         // How many rewards of the account the prefix matches, counted no further than the threshold. A reward
@@ -208,7 +210,7 @@ export class RewardsService {
     const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
     const dates = Array.from({ length: days }, (_, i) => new Date(end - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
     const list = (currency: string, date: string) => `sent_cents:${currency}:${date}`;
-    const totals = await readListTotals(this.dataSource.manager, accountId, currencies.flatMap((currency) => dates.map((date) => list(currency, date))));
+    const totals = await this.reads.read((manager) => readListTotals(manager, accountId, currencies.flatMap((currency) => dates.map((date) => list(currency, date)))));
     return currencies.map((currency) => ({ currency, days: dates.map((date) => ({ date, sentCents: totals[list(currency, date)] })) }));
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { AuditLog, AuditOrigin } from '@app/audit';
-import { APP_CONFIG, AppConfig, ListPage, ListWindow, newId, NotFoundError, readListPage, readSnapshot, recordEvent, renderPdf, UpstreamUnavailableError, ValidationError } from '@app/core';
+import { APP_CONFIG, AppConfig, ListPage, ListWindow, newId, NotFoundError, readListPage, ReadRouting, recordEvent, renderPdf, UpstreamUnavailableError, ValidationError } from '@app/core';
 import { Currencies, formatAmount, WalletLedger, WalletStatements } from '@app/wallet';
 import { TopupEntity, TopupStatus } from './entities/topup.entity';
 import { CheckoutEvent, StripeCheckout } from './payments/stripe-checkout';
@@ -31,6 +31,7 @@ export class TopupsService {
     private readonly audit: AuditLog,
     private readonly currencies: Currencies,
     private readonly statements: WalletStatements,
+    private readonly reads: ReadRouting,
   ) {}
 
   /** Funds the primary wallet, or `requested`'s (a currency the account may hold: 400 otherwise). */
@@ -110,7 +111,8 @@ export class TopupsService {
 
   /** A page of top-ups, newest first, and their total from the kept counts, in one snapshot (docs/pagination.md). */
   list(accountId: string, window: ListWindow): Promise<ListPage<TopupEntity>> {
-    return readSnapshot(this.dataSource, (manager) =>
+    // From the read replica when one serves (docs/scaling.md, Read replica).
+    return this.reads.snapshot((manager) =>
       readListPage(manager, { entity: TopupEntity, accountId, countedAs: 'topups', order: 'created' }, window),
     );
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError, Repository } from 'typeorm';
-import { Condition, Cte, InsufficientFundsError, ListPage, ListWindow, newId, NotFoundError, readListPage, readSnapshot, Statement } from '@app/core';
+import { Condition, Cte, InsufficientFundsError, ListPage, ListWindow, newId, NotFoundError, readListPage, ReadRouting, Statement } from '@app/core';
 import { toWalletTransactionDto, WalletTransactionDto } from './dto/wallet.dto';
 import { WalletTransactionEntity, WalletRelatedType, WalletTransactionKind } from './entities/wallet-transaction.entity';
 import { WalletEntity } from './entities/wallet.entity';
@@ -74,6 +74,7 @@ export class WalletLedger {
   constructor(
     private readonly dataSource: DataSource,
     @InjectRepository(WalletEntity) private readonly wallets: Repository<WalletEntity>,
+    private readonly reads: ReadRouting,
   ) {}
 
   /**
@@ -291,7 +292,8 @@ export class WalletLedger {
     const kept = filter.kind === undefined && filter.relatedId === undefined && filter.created === undefined;
     const countedAs = !kept ? null : filter.currency ? `wallet_transactions:${filter.currency}` : 'wallet_transactions';
     const filters = { currency: filter.currency, kind: filter.kind, related_id: filter.relatedId };
-    return readSnapshot(this.dataSource, (manager) =>
+    // From the read replica when one serves (docs/scaling.md, Read replica).
+    return this.reads.snapshot((manager) =>
       readListPage(manager, { entity: WalletTransactionEntity, accountId, filters, created: filter.created, countedAs, order: 'seq' }, window),
     );
   }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { DateRange, listFiltersAsQuery, readListBatches, reportDateRange } from '@app/core';
+import { DateRange, listFiltersAsQuery, readListBatches, Reader, reportDateRange } from '@app/core';
 import { Currencies } from './currencies';
 import { WalletTransactionsQueryDto } from './dto/wallet.dto';
 import { WalletTransactionEntity, WalletTransactionKind } from './entities/wallet-transaction.entity';
@@ -32,7 +30,6 @@ export const WALLET_TRANSACTION_REPORT_COLUMNS = [
 @Injectable()
 export class WalletReports {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly currencies: Currencies,
   ) {}
 
@@ -52,10 +49,10 @@ export class WalletReports {
     return Object.fromEntries(Object.entries(stored).filter((entry): entry is [string, string] => entry[1] !== undefined));
   }
 
-  async *rows(accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<(string | number)[][]> {
+  async *rows(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<(string | number)[][]> {
     const created = { gte: new Date(filters.createdGte), lt: new Date(filters.createdLt) };
     const equal = { currency: filters.currency, kind: filters.kind as WalletTransactionKind | undefined, related_id: filters.relatedId };
-    for await (const batch of readListBatches(this.dataSource.manager, { entity: WalletTransactionEntity, accountId, filters: equal, created }, batchSize)) {
+    for await (const batch of readListBatches(read, { entity: WalletTransactionEntity, accountId, filters: equal, created }, batchSize)) {
       yield batch.map((tx) => [
         tx.id,
         tx.currency,

@@ -24,6 +24,16 @@ export interface AppConfig {
    * when unset (docs/operations.md, Database roles).
    */
   databaseMigrationUrl: string;
+  /**
+   * A streaming replica (or a pooler in front of one) that list pages, reports, statements, the
+   * Overview chart and the events list read from; null: every read goes to DATABASE_URL
+   * (docs/scaling.md, Read replica).
+   */
+  databaseReadUrl: string | null;
+  /** Past this much replay lag the replica is not read (READ_REPLICA_MAX_LAG_MS). */
+  readReplicaMaxLagMs: number;
+  /** How long a read waits for the replica to replay its credential's last write before it reads the primary (READ_REPLICA_WAIT_MS). */
+  readReplicaWaitMs: number;
   redisUrl: string;
   queuePrefix: string;
   runWorkers: boolean;
@@ -219,6 +229,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl,
     databaseDirectUrl,
     databaseMigrationUrl: url(env, 'DATABASE_MIGRATION_URL', databaseDirectUrl, ['postgres:', 'postgresql:'])!,
+    databaseReadUrl: url(env, 'DATABASE_READ_URL', null, ['postgres:', 'postgresql:']),
+    readReplicaMaxLagMs: integer(env, 'READ_REPLICA_MAX_LAG_MS', 5_000, 0, 3_600_000),
+    readReplicaWaitMs: integer(env, 'READ_REPLICA_WAIT_MS', 250, 0, 10_000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
     queuePrefix,
     runWorkers: boolean(env, 'RUN_WORKERS', true),

@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/app-config';
 import { OutboxEventEntity } from '../outbox/outbox-event.entity';
 import { dataSourceOptions } from './data-source-options';
 import { PgNotifications } from './pg-notifications';
+import { ReadRouting } from './read-replica';
 
 @Global()
 @Module({
@@ -15,7 +16,7 @@ import { PgNotifications } from './pg-notifications';
     }),
     TypeOrmModule.forFeature([OutboxEventEntity]),
   ],
-  providers: [PgNotifications],
-  exports: [PgNotifications],
+  providers: [PgNotifications, ReadRouting],
+  exports: [PgNotifications, ReadRouting],
 })
 export class DatabaseModule {}

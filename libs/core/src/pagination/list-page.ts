@@ -1,4 +1,5 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { Reader } from '../database/read-replica';
 import { BadRequestError } from '../errors/api-error';
 import { DIRECT_SKIP_LIMIT, listTotalSql, locateOffset } from './list-counts';
 
@@ -79,19 +80,23 @@ export function listConditions(spec: Pick<ListSpec<unknown>, 'accountId' | 'filt
  * the newest seq of its first read, so rows added meanwhile are left out; a row changed meanwhile
  * shows as it was when its batch was read (docs/reports.md, Consistency). `select` reads a batch
  * itself, given its condition over alias `t` and its named parameters (e.g. to join other rows).
+ * Each batch is read through `read` (ReadRouting.reader: the replica, or the primary once it fails).
  */
 export async function* readListBatches<T extends ObjectLiteral>(
-  manager: EntityManager,
+  read: Reader,
   spec: Pick<ListSpec<T>, 'entity' | 'accountId' | 'filters' | 'created'>,
   batchSize: number,
 ): AsyncGenerator<T[]> {
   const { params, matching } = listConditions(spec);
   let below: string | null = null;
   for (;;) {
-    const query = manager.getRepository(spec.entity).createQueryBuilder('t').where(matching('t'), params);
-    if (below !== null) query.andWhere('t.seq < :below', { below });
-    // seq is not selected by the entities (select: false): read it beside them.
-    const { entities, raw } = await query.addSelect('t.seq', 't_seq_key').orderBy('t.seq', 'DESC').limit(batchSize).getRawAndEntities();
+    const after = below;
+    const { entities, raw } = await read((manager) => {
+      const query = manager.getRepository(spec.entity).createQueryBuilder('t').where(matching('t'), params);
+      if (after !== null) query.andWhere('t.seq < :below', { below: after });
+      // seq is not selected by the entities (select: false): read it beside them.
+      return query.addSelect('t.seq', 't_seq_key').orderBy('t.seq', 'DESC').limit(batchSize).getRawAndEntities();
+    });
     if (entities.length === 0) return;
     below = String((raw[raw.length - 1] as Record<string, unknown>).t_seq_key);
     yield entities;

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AccountService } from '@app/account';
-import { BadRequestError, Clock, formatMoney, PdfBranding, queryRows, renderPdf, ValidationError } from '@app/core';
+import { BadRequestError, Clock, formatMoney, PdfBranding, queryRows, ReadRouting, renderPdf, ValidationError } from '@app/core';
 import { Currencies } from '../currencies';
 import { StatementDto } from '../dto/statement.dto';
 import { WalletLedger } from '../wallet-ledger.service';
@@ -50,11 +49,11 @@ interface StatementRow {
 @Injectable()
 export class WalletStatements {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly ledger: WalletLedger,
     private readonly currencies: Currencies,
     private readonly accounts: AccountService,
     private readonly clock: Clock,
+    private readonly reads: ReadRouting,
   ) {}
 
   /** `400` for a malformed month or an unsupported currency, `422` for a month not begun. */
@@ -62,8 +61,10 @@ export class WalletStatements {
     const bounds = parseStatementMonth(month);
     const currency = requested === undefined ? await this.ledger.currencyOf(accountId) : await this.currencies.check(accountId, requested, 'currency');
     if (bounds.start.getTime() > this.clock.now().getTime()) throw new ValidationError(`The month ${month} has not begun.`);
-    const [row] = await queryRows<StatementRow>(
-      this.dataSource.manager,
+    // From the read replica when one serves (docs/scaling.md, Read replica).
+    const [row] = await this.reads.read((manager) =>
+      queryRows<StatementRow>(
+      manager,
       `SELECT coalesce(w.available_cents, 0)::bigint AS available, coalesce(w.reserved_cents, 0)::bigint AS reserved, m.*
          FROM (SELECT coalesce(sum(t.available_delta_cents) FILTER (WHERE t.created_at >= $4), 0)::bigint AS after_available,
                       coalesce(sum(t.reserved_delta_cents) FILTER (WHERE t.created_at >= $4), 0)::bigint AS after_reserved,
@@ -77,6 +78,7 @@ export class WalletStatements {
                 WHERE t.account_id = $1 AND t.currency = $2 AND t.created_at >= $3) m
          LEFT JOIN wallets w ON w.account_id = $1 AND w.currency = $2`,
       [accountId, currency, bounds.start, bounds.end],
+      ),
     );
     const n = (value: string) => Number(value);
     const movements = {

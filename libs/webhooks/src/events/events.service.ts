@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { BadRequestError, Clock, dateRange, NotFoundError, queryRows } from '@app/core';
+import { DataSource, EntityManager } from 'typeorm';
+import { BadRequestError, Clock, dateRange, NotFoundError, queryRows, ReadRouting } from '@app/core';
 import { EVENT_RETENTION_DAYS, EventDto } from './event.dto';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -30,6 +30,7 @@ export class EventsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly reads: ReadRouting,
   ) {}
 
   /** The oldest instant the API shows. */
@@ -37,7 +38,12 @@ export class EventsService {
     return new Date(now.getTime() - EVENT_RETENTION_DAYS * DAY_MS);
   }
 
-  async list(accountId: string, query: EventQuery): Promise<{ events: EventDto[]; hasMore: boolean }> {
+  /** From the read replica when one serves (docs/scaling.md, Read replica): the cursor and the page in one snapshot. */
+  list(accountId: string, query: EventQuery): Promise<{ events: EventDto[]; hasMore: boolean }> {
+    return this.reads.snapshot((manager) => this.page(manager, accountId, query));
+  }
+
+  private async page(manager: EntityManager, accountId: string, query: EventQuery): Promise<{ events: EventDto[]; hasMore: boolean }> {
     const now = this.clock.now();
     const range = dateRange({ gte: query.createdGte, lt: query.createdLt }, now);
     const oldest = this.retentionStart(now);
@@ -53,7 +59,7 @@ export class EventsService {
       where.push(`e.type = $${params.length}`);
     }
     if (query.startingAfter !== undefined) {
-      const [cursor] = await queryRows(this.dataSource.manager, `SELECT 1 FROM events WHERE id = $1 AND account_id = $2`, [query.startingAfter, accountId]);
+      const [cursor] = await queryRows(manager, `SELECT 1 FROM events WHERE id = $1 AND account_id = $2`, [query.startingAfter, accountId]);
       if (!cursor) throw new BadRequestError([{ path: 'starting_after', message: 'is not the id of an event of this account' }]);
       params.push(query.startingAfter);
       // Compared in SQL: created_at has microseconds, which a Date would lose.
@@ -61,7 +67,7 @@ export class EventsService {
     }
     params.push(query.limit + 1);
     const rows = await queryRows<EventRow>(
-      this.dataSource.manager,
+      manager,
       `SELECT e.id, e.type, e.data, e.created_at FROM events e
         WHERE ${where.join(' AND ')}
         ORDER BY e.created_at DESC, e.id DESC LIMIT $${params.length}`,

@@ -1,0 +1,196 @@
+import Papa from 'papaparse';
+import { loadConfig, prepareInfrastructure, ReadRouting, Sweepers } from '@app/core';
+import { REPORT_BUILD_SWEEP } from '@app/reports';
+import { RewardReports } from '@app/rewards';
+import { PrivateReplication } from '../support/private-replica';
+import { eventually } from '../support/processes';
+import { choiceReward, fund } from '../support/rewards';
+import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { clockOverride, TestClock } from '../support/test-clock';
+
+const MAX_LAG_MS = 30_000;
+
+/**
+ * Reads from a streaming replica (docs/scaling.md, Read replica): a private primary and a real hot
+ * standby of it (pg_basebackup -R). The replica is made to fall behind by pausing its WAL replay, so
+ * what a credential sees from it is exactly what the primary had before the pause.
+ */
+describe('read replica (DATABASE_READ_URL)', () => {
+  const clock = new TestClock();
+  let cluster: PrivateReplication;
+  let t: TestApp;
+  let worker: TestWorker;
+  let m: SeededMerchant;
+
+  beforeAll(async () => {
+    cluster = new PrivateReplication();
+    let env: Record<string, string> = {};
+    await cluster.start(async (primaryUrl) => {
+      env = { DATABASE_URL: primaryUrl, READ_REPLICA_MAX_LAG_MS: String(MAX_LAG_MS), READ_REPLICA_WAIT_MS: '100' };
+      await prepareInfrastructure(loadConfig({ ...process.env, ...env }));
+    });
+    env.DATABASE_READ_URL = cluster.replica.url;
+    // Lag is measured on the injected clock: frozen, the replica lags only when a test moves it.
+    clock.freeze();
+    t = await startTestApp({ env, overrides: [clockOverride(clock)] });
+    worker = await startTestWorker(t);
+    m = await seedMerchant(t);
+    await fund(t, m, 100_000);
+  }, 120_000);
+  afterAll(async () => {
+    await worker?.close();
+    await t?.close();
+    await cluster?.stop();
+  });
+
+  const reads = () => t.app.get(ReadRouting);
+  const send = async (valueCents: number) => {
+    const res = await t.api.as(m.key).post('/v1/rewards', choiceReward(valueCents));
+    expect(res.status).toBe(201);
+    return res.body.reward.id as string;
+  };
+  const listIds = async (key: string) => {
+    const res = await t.api.as(key).get('/v1/rewards?page_size=100');
+    expect(res.status).toBe(200);
+    return (res.body.rewards as { id: string }[]).map((reward) => reward.id);
+  };
+  // Operator endpoints, outside the merchant API's contract: plain fetch.
+  const ready = () => fetch(`${t.baseUrl}/health/ready`);
+  const health = async () => (await (await ready()).json()) as { status: string; readReplica?: { status: string; lagMs: number | null } };
+  const metric = async (line: RegExp) => {
+    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const match = text.split('\n').find((l) => line.test(l));
+    return match === undefined ? 0 : Number(match.split(' ').pop());
+  };
+
+  it('lists come from the replica, and the credential that wrote reads its own writes while the replica is behind', async () => {
+    await cluster.caughtUp();
+    await reads().check();
+    expect(await health()).toMatchObject({ status: 'ok', readReplica: { status: 'ok', lagMs: 0 } });
+
+    const month = clock.now().toISOString().slice(0, 7);
+    const toppedUp = async (key: string) => {
+      const res = await t.api.as(key).get(`/v1/wallet/statements/${month}`);
+      expect(res.status).toBe(200);
+      return res.body.statement.topupCents as number;
+    };
+    const sentInChart = async (key: string) => {
+      const res = await t.api.as(key).get('/v1/account/overview/daily?days=30');
+      expect(res.status).toBe(200);
+      return (res.body.series as { days: { sentCents: number }[] }[])[0].days.reduce((sum, day) => sum + day.sentCents, 0);
+    };
+    const [toppedBefore, sentBefore] = [await toppedUp(m.readKey), await sentInChart(m.readKey)];
+
+    await cluster.pauseReplay();
+    try {
+      const id = await send(1_500);
+      expect((await t.api.as(m.key).post('/v1/topups', { amountCents: 5_000 })).status).toBe(201);
+      // Another credential of the same account, which wrote nothing, reads the replica: not there yet.
+      expect(await listIds(m.readKey)).not.toContain(id);
+      // The writer's read waits up to READ_REPLICA_WAIT_MS for the replica, then reads the primary.
+      expect(await listIds(m.key)).toContain(id);
+      expect(await metric(/^database_reads_total\{target="primary",reason="not_replayed"\}/)).toBeGreaterThan(0);
+      // The events list follows the same rule.
+      const eventsAbout = async (key: string) => {
+        const res = await t.api.as(key).get('/v1/events?type=reward.created&limit=100');
+        expect(res.status).toBe(200);
+        return (res.body.events as { data: unknown }[]).filter((event) => JSON.stringify(event.data).includes(id));
+      };
+      expect(await eventsAbout(m.readKey)).toHaveLength(0);
+      expect(await eventsAbout(m.key)).toHaveLength(1);
+      // And the month's statement and the Overview chart.
+      expect(await toppedUp(m.readKey)).toBe(toppedBefore);
+      expect(await toppedUp(m.key)).toBe(toppedBefore + 5_000);
+      expect(await sentInChart(m.readKey)).toBe(sentBefore);
+      expect(await sentInChart(m.key)).toBe(sentBefore + 1_500);
+    } finally {
+      await cluster.resumeReplay();
+    }
+    await cluster.caughtUp();
+    // Caught up: the other credential sees it too, from the replica.
+    const replicaReads = await metric(/^database_reads_total\{target="replica",reason="replica"\}/);
+    expect(await listIds(m.readKey)).toHaveLength((await listIds(m.key)).length);
+    expect(await metric(/^database_reads_total\{target="replica",reason="replica"\}/)).toBeGreaterThan(replicaReads);
+  });
+
+  it('a replica lagging past READ_REPLICA_MAX_LAG_MS is not read; /health/ready and /metrics say so until it catches up', async () => {
+    await cluster.pauseReplay();
+    try {
+      const id = await send(1_200);
+      await reads().check(); // the primary's position is sampled: the replica has not replayed it
+      clock.advance(MAX_LAG_MS + 1_000);
+      await reads().check();
+      const lagging = await health();
+      expect(lagging.status).toBe('degraded');
+      expect(lagging.readReplica).toEqual({ status: 'lagging', lagMs: MAX_LAG_MS + 1_000 });
+      expect(await metric(/^database_read_replica_up /)).toBe(0);
+      expect(await metric(/^database_read_replica_lag_seconds /)).toBe((MAX_LAG_MS + 1_000) / 1000);
+      // Every read goes to the primary meanwhile, also another credential's: it sees the new reward.
+      expect(await listIds(m.readKey)).toContain(id);
+      expect((await ready()).status).toBe(200);
+    } finally {
+      await cluster.resumeReplay();
+    }
+    await cluster.caughtUp();
+    await reads().check();
+    expect(await health()).toMatchObject({ status: 'ok', readReplica: { status: 'ok', lagMs: 0 } });
+    expect(await metric(/^database_read_replica_up /)).toBe(1);
+  });
+
+  it('a report read while the replica is killed between two batches carries on from the primary: every row once', async () => {
+    const sent = [await send(100), await send(200), await send(300), await send(400), await send(500)];
+    await cluster.caughtUp();
+    await reads().check();
+    // The report's rows as the worker reads them, two rewards a batch, newest first.
+    const workerReads = worker.app.get(ReadRouting);
+    await workerReads.check();
+    const read = await workerReads.reader();
+    const filters = { createdGte: new Date(Date.now() - 3_600_000).toISOString(), createdLt: new Date(Date.now() + 3_600_000).toISOString() };
+    const batches = worker.app.get(RewardReports).rewardRows(read, m.accountId, filters, 2);
+    const seen: string[] = [];
+    const failedOver = await metric(/^database_reads_total\{target="primary",reason="failed_over"\}/);
+    let first = true;
+    for await (const batch of batches) {
+      for (const row of batch) seen.push(row[0] as string);
+      if (first) {
+        first = false;
+        await cluster.replica.crash();
+      }
+    }
+    expect(seen).toEqual(expect.arrayContaining(sent));
+    expect(new Set(seen).size).toBe(seen.length);
+    const all = await listIds(m.key);
+    expect(seen).toEqual(all);
+    expect(await metric(/^database_reads_total\{target="primary",reason="failed_over"\}/)).toBeGreaterThan(failedOver);
+
+    // The replica is down: lists still answer, from the primary, and readiness says degraded, not unavailable.
+    expect(await listIds(m.readKey)).toEqual(all);
+    await reads().check();
+    const res = await ready();
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'degraded', readReplica: { status: 'down', lagMs: null } });
+
+    // A whole report requested and built with the replica down completes from the primary. (Its range ends at
+    // the request by the clock, which follows the wall clock again: the rewards were stamped by it.)
+    clock.reset();
+    const requested = await t.api.as(m.readKey).post('/v1/reports', { type: 'rewards' });
+    expect(requested.status).toBe(202);
+    await worker.app.get(Sweepers).run(REPORT_BUILD_SWEEP);
+    const report = await eventually(async () => {
+      const got = await t.api.as(m.readKey).get(`/v1/reports/${requested.body.report.id}`);
+      return got.body.report.status === 'COMPLETED' && got.body.report;
+    });
+    expect(report.rowCount).toBe(all.length);
+    const csv = await t.api.as(m.readKey).get(`/v1/reports/${report.id}/download`);
+    const rows = Papa.parse<Record<string, string>>(csv.text, { header: true, skipEmptyLines: true }).data;
+    expect(rows.map((row) => row.id)).toEqual(all);
+
+    // Back up: it catches up and serves again.
+    await cluster.replica.start();
+    await cluster.caughtUp();
+    await eventually(async () => {
+      await reads().check();
+      return (await health()).readReplica?.status === 'ok';
+    });
+  });
+});

@@ -1,0 +1,85 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { eventually } from './processes';
+
+// The fault-injection run's cluster control (plain JavaScript, shared with `npm run chaos`).
+const { Postgres } = require('../../scripts/chaos/cluster') as { Postgres: new (tmp: string, name: string) => PostgresCluster };
+
+interface PostgresCluster {
+  url: string;
+  adminUrl: string;
+  port: number;
+  init(): Promise<void>;
+  standbyOf(primary: PostgresCluster): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  crash(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL primary of the test's own (initdb in a temporary folder, on a free port) and a streaming
+ * replica of it (pg_basebackup -R): a real hot standby, as docs/scaling.md's read replica. The shared
+ * server on 5432 is never touched. `prepare` runs on the primary before the base backup (the database,
+ * roles and migrations), so the replica starts with all of it.
+ */
+export class PrivateReplication {
+  private readonly tmp = mkdtempSync(join(tmpdir(), 'rewards-replica-'));
+  readonly primary: PostgresCluster;
+  readonly replica: PostgresCluster;
+
+  constructor() {
+    // The clusters run as the postgres user when the tests run as root: it must reach their folders.
+    chmodSync(this.tmp, 0o755);
+    this.primary = new Postgres(this.tmp, 'primary');
+    this.replica = new Postgres(this.tmp, 'replica');
+  }
+
+  async start(prepare: (primaryUrl: string) => Promise<void>): Promise<this> {
+    await this.primary.init();
+    await this.primary.start();
+    await prepare(this.primary.url);
+    await this.replica.standbyOf(this.primary);
+    await this.replica.start();
+    return this;
+  }
+
+  /** Stops replaying WAL (the replica still answers, with what it had): a replica falling behind, at will. */
+  pauseReplay(): Promise<void> {
+    return this.onReplica('SELECT pg_wal_replay_pause()');
+  }
+
+  resumeReplay(): Promise<void> {
+    return this.onReplica('SELECT pg_wal_replay_resume()');
+  }
+
+  /** Waits until the replica has replayed everything the primary had written when this was called. */
+  async caughtUp(): Promise<void> {
+    const [{ lsn }] = await query<{ lsn: string }>(this.primary.url, 'SELECT pg_current_wal_lsn()::text AS lsn');
+    await eventually(async () => {
+      const [{ behind }] = await query<{ behind: boolean }>(this.replica.url, `SELECT pg_last_wal_replay_lsn() < $1::pg_lsn AS behind`, [lsn]);
+      return !behind;
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.replica.stop().catch(() => undefined);
+    await this.primary.stop().catch(() => undefined);
+    rmSync(this.tmp, { recursive: true, force: true });
+  }
+
+  private async onReplica(sql: string): Promise<void> {
+    await query(this.replica.url, sql);
+  }
+}
+
+async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
