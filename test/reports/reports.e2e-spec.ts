@@ -68,7 +68,8 @@ describe('Reports', () => {
     const m = await funded();
     const first = await send(m, choiceReward(1_000, { recipient: { email: 'zoe@example.test', firstName: 'Zoë', lastName: '=HYPERLINK("http://x")' }, campaign: 'spring, "thanks"' }));
     const second = await send(m, choiceReward(2_500, { recipient: { email: 'yamada@example.test', firstName: '山田', lastName: '@Łukasz' }, message: 'Line one\nline two' }));
-    await send(m, choiceReward(700, { campaign: 'other' }));
+    const picks = await catalogPicks(t, m.key);
+    const third = await send(m, choiceReward(5_000, { campaign: 'other', externalId: 'ext-5000', allowedBrandKeys: [picks.usdBrandKey], expiresAt: new Date(Date.now() + 30 * DAY_MS).toISOString() }));
 
     const report = await request(m, { type: 'rewards', filters: { currency: 'USD' } });
     expect(report).toMatchObject({ type: 'rewards', status: 'PENDING', filters: { currency: 'USD' } });
@@ -88,7 +89,7 @@ describe('Reports', () => {
     for (const column of ['id', 'type', 'status', 'currency', 'faceValueCents', 'remainingValueCents', 'recipientEmail', 'recipientFirstName', 'recipientLastName', 'campaign', 'externalId', 'source', 'createdAt', 'sentAt', 'openedAt', 'redeemedAt', 'expiresAt']) {
       expect(csv.fields).toContain(column);
     }
-    expect(csv.rows.map((row) => row.id)).toEqual([expect.any(String), second.id, first.id]);
+    expect(csv.rows.map((row) => row.id)).toEqual([third.id, second.id, first.id]);
     const byId = new Map(csv.rows.map((row) => [row.id, row]));
     expect(byId.get(first.id)).toMatchObject({
       recipientFirstName: 'Zoë',
@@ -99,6 +100,17 @@ describe('Reports', () => {
       type: 'CHOICE',
     });
     expect(byId.get(second.id)).toMatchObject({ recipientFirstName: '山田', recipientLastName: "'@Łukasz", message: 'Line one\nline two' });
+    // Every cell that needs no formula guard reads as the API gives the reward: numbers, times, lists.
+    const cell = (value: unknown) => (value === null || value === undefined ? '' : Array.isArray(value) ? value.join(' ') : String(value));
+    for (const id of [first.id, second.id, third.id]) {
+      const reward = (await t.api.as(m.readKey).get(`/v1/rewards/${id}`)).body.reward;
+      const row = byId.get(id)!;
+      for (const column of ['type', 'status', 'faceValueCents', 'remainingValueCents', 'currency', 'utid', 'allowedBrandKeys', 'externalId', 'source', 'expiresAt', 'sentAt', 'openedAt', 'redeemedAt', 'createdAt', 'brandName']) {
+        expect([column, row[column]]).toEqual([column, cell(reward[column])]);
+      }
+    }
+    expect(byId.get(third.id)).toMatchObject({ allowedBrandKeys: picks.usdBrandKey, externalId: 'ext-5000', faceValueCents: '5000' });
+    expect(byId.get(third.id)!.expiresAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
   it('takes the list filters: a campaign and a creation range select the rows; a wallet transactions report has the ledger rows with their currency', async () => {

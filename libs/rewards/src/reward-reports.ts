@@ -103,33 +103,33 @@ export class RewardReports {
 
   /** Rewards matching `filters` (as `filters()` answered them), newest first, as rows of REWARD_REPORT_COLUMNS. */
   async *rewardRows(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<Cell[][]> {
-    for await (const batch of this.rewards(read, accountId, filters, batchSize)) {
+    for await (const batch of this.rewards<RewardReportRow>(read, accountId, filters, batchSize, REWARD_ROW_COLUMNS)) {
       yield batch.map((r) => [
         r.id,
         r.type,
         r.status,
-        r.faceValueCents,
-        r.remainingValueCents,
+        Number(r.face_value_cents),
+        Number(r.remaining_value_cents),
         r.currency,
-        r.fxFundingCurrency,
-        r.fxRate === null ? null : Number(r.fxRate),
-        r.fxFundedCents,
-        r.recipientEmail,
-        r.recipientFirstName,
-        r.recipientLastName,
+        r.fx_funding_currency,
+        r.fx_rate === null ? null : Number(r.fx_rate),
+        r.fx_funded_cents === null ? null : Number(r.fx_funded_cents),
+        r.recipient_email,
+        r.recipient_first_name,
+        r.recipient_last_name,
         r.message,
         r.utid,
-        r.allowedBrandKeys?.join(' ') ?? null,
+        r.allowed_brand_keys?.join(' ') ?? null,
         r.campaign,
-        r.externalId,
+        r.external_id,
         r.source,
-        iso(r.expiresAt),
-        iso(r.sentAt),
-        iso(r.openedAt),
-        iso(r.redeemedAt),
-        iso(r.createdAt),
-        r.brandName,
-        r.brandImageUrl,
+        iso(r.expires_at),
+        iso(r.sent_at),
+        iso(r.opened_at),
+        iso(r.redeemed_at),
+        iso(r.created_at),
+        r.brand_name,
+        r.brand_image_url,
       ]);
     }
   }
@@ -140,12 +140,12 @@ export class RewardReports {
    * even read.
    */
   async *cardRows(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<Cell[][]> {
-    for await (const rewards of this.rewards(read, accountId, filters, batchSize)) {
+    for await (const rewards of this.rewards<{ id: string }>(read, accountId, filters, batchSize, 't.id')) {
       const cards = await read((manager) =>
         manager.getRepository(RewardCardEntity).find({
-        select: ['id', 'rewardId', 'utid', 'rewardName', 'amountCents', 'currency', 'status', 'redemptionInstructions', 'issuedAt', 'createdAt', 'brandName', 'brandImageUrl'],
-        where: { accountId, rewardId: In(rewards.map((r) => r.id)) },
-        order: { seq: 'ASC' },
+          select: ['id', 'rewardId', 'utid', 'rewardName', 'amountCents', 'currency', 'status', 'redemptionInstructions', 'issuedAt', 'createdAt', 'brandName', 'brandImageUrl'],
+          where: { accountId, rewardId: In(rewards.map((r) => r.id)) },
+          order: { seq: 'ASC' },
         }),
       );
       const byReward = new Map<string, RewardCardEntity[]>();
@@ -170,9 +170,68 @@ export class RewardReports {
     }
   }
 
-  private rewards(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<RewardEntity[]> {
+  private rewards<R extends object>(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number, columns: string): AsyncGenerator<R[]> {
     const created = { gte: new Date(filters.createdGte), lt: new Date(filters.createdLt) };
     const equal = { status: filters.status, external_id: filters.externalId, type: filters.type, campaign: filters.campaign, currency: filters.currency };
-    return readListBatches(read, { entity: RewardEntity, accountId, filters: equal, created }, batchSize);
+    return readListBatches<R>(read, { entity: RewardEntity, accountId, filters: equal, created, columns }, batchSize);
   }
+}
+
+/** The columns of a rewards report's rows, as the driver returns them (bigint and numeric as strings). */
+const REWARD_ROW_COLUMNS = [
+  'id',
+  'type',
+  'status',
+  'face_value_cents',
+  'remaining_value_cents',
+  'currency',
+  'fx_funding_currency',
+  'fx_rate',
+  'fx_funded_cents',
+  'recipient_email',
+  'recipient_first_name',
+  'recipient_last_name',
+  'message',
+  'utid',
+  'allowed_brand_keys',
+  'campaign',
+  'external_id',
+  'source',
+  'expires_at',
+  'sent_at',
+  'opened_at',
+  'redeemed_at',
+  'created_at',
+  'brand_name',
+  'brand_image_url',
+]
+  .map((column) => `t.${column}`)
+  .join(', ');
+
+interface RewardReportRow {
+  id: string;
+  type: string;
+  status: string;
+  face_value_cents: string;
+  remaining_value_cents: string;
+  currency: string;
+  fx_funding_currency: string | null;
+  fx_rate: string | null;
+  fx_funded_cents: string | null;
+  recipient_email: string;
+  recipient_first_name: string;
+  recipient_last_name: string | null;
+  message: string | null;
+  utid: string | null;
+  allowed_brand_keys: string[] | null;
+  campaign: string | null;
+  external_id: string | null;
+  source: string;
+  expires_at: Date | null;
+  sent_at: Date | null;
+  opened_at: Date | null;
+  redeemed_at: Date | null;
+  created_at: Date;
+  brand_name: string | null;
+  brand_image_url: string | null;
 }

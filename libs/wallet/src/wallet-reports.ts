@@ -52,18 +52,33 @@ export class WalletReports {
   async *rows(read: Reader, accountId: string, filters: Record<string, string>, batchSize: number): AsyncGenerator<(string | number)[][]> {
     const created = { gte: new Date(filters.createdGte), lt: new Date(filters.createdLt) };
     const equal = { currency: filters.currency, kind: filters.kind as WalletTransactionKind | undefined, related_id: filters.relatedId };
-    for await (const batch of readListBatches(read, { entity: WalletTransactionEntity, accountId, filters: equal, created }, batchSize)) {
+    const columns = 't.id, t.currency, t.kind, t.available_delta_cents, t.reserved_delta_cents, t.description, t.related_type, t.related_id, t.created_at';
+    for await (const batch of readListBatches<TransactionReportRow>(read, { entity: WalletTransactionEntity, accountId, filters: equal, created, columns }, batchSize)) {
       yield batch.map((tx) => [
         tx.id,
         tx.currency,
         tx.kind,
-        tx.availableDeltaCents,
-        tx.reservedDeltaCents,
+        Number(tx.available_delta_cents),
+        Number(tx.reserved_delta_cents),
         tx.description,
-        tx.relatedType,
-        tx.relatedId,
-        tx.createdAt.toISOString(),
+        tx.related_type,
+        tx.related_id,
+        tx.created_at.toISOString(),
       ]);
     }
   }
+
+}
+
+/** A transaction as the driver returns it (bigint as strings). */
+interface TransactionReportRow {
+  id: string;
+  currency: string;
+  kind: string;
+  available_delta_cents: string;
+  reserved_delta_cents: string;
+  description: string;
+  related_type: string;
+  related_id: string;
+  created_at: Date;
 }

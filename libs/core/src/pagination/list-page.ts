@@ -78,29 +78,35 @@ export function listConditions(spec: Pick<ListSpec<unknown>, 'accountId' | 'filt
  * (`seq < the last seen`), so a report of a million rows holds one batch in memory, each batch is
  * one short indexed statement and no transaction stays open between them. The walk starts below
  * the newest seq of its first read, so rows added meanwhile are left out; a row changed meanwhile
- * shows as it was when its batch was read (docs/reports.md, Consistency). `select` reads a batch
- * itself, given its condition over alias `t` and its named parameters (e.g. to join other rows).
+ * shows as it was when its batch was read (docs/reports.md, Consistency). The rows are the driver's
+ * plain rows of `columns` (SQL over alias `t`), not entities: a report turns them straight into CSV,
+ * and hydrating a million entities beside them only made garbage (docs/reports.md, Memory).
  * Each batch is read through `read` (ReadRouting.reader: the replica, or the primary once it fails).
  */
-export async function* readListBatches<T extends ObjectLiteral>(
+export async function* readListBatches<R extends object>(
   read: Reader,
-  spec: Pick<ListSpec<T>, 'entity' | 'accountId' | 'filters' | 'created'>,
+  spec: Pick<ListSpec<ObjectLiteral>, 'entity' | 'accountId' | 'filters' | 'created'> & { columns: string },
   batchSize: number,
-): AsyncGenerator<T[]> {
+): AsyncGenerator<R[]> {
   const { params, matching } = listConditions(spec);
   let below: string | null = null;
   for (;;) {
     const after = below;
-    const { entities, raw } = await read((manager) => {
-      const query = manager.getRepository(spec.entity).createQueryBuilder('t').where(matching('t'), params);
-      if (after !== null) query.andWhere('t.seq < :below', { below: after });
-      // seq is not selected by the entities (select: false): read it beside them.
-      return query.addSelect('t.seq', 't_seq_key').orderBy('t.seq', 'DESC').limit(batchSize).getRawAndEntities();
+    const rows = await read(async (manager) => {
+      const table = manager.connection.getMetadata(spec.entity).tableName;
+      const statement = positional(
+        manager,
+        `SELECT ${spec.columns}, t.seq AS seq_key FROM ${table} t
+          WHERE ${matching('t')}${after === null ? '' : ' AND t.seq < :below'}
+          ORDER BY t.seq DESC LIMIT :batchSize`,
+        { ...params, ...(after === null ? {} : { below: after }), batchSize },
+      );
+      return (await manager.query(statement.sql, statement.params)) as (R & { seq_key: string })[];
     });
-    if (entities.length === 0) return;
-    below = String((raw[raw.length - 1] as Record<string, unknown>).t_seq_key);
-    yield entities;
-    if (entities.length < batchSize) return;
+    if (rows.length === 0) return;
+    below = rows[rows.length - 1].seq_key;
+    yield rows;
+    if (rows.length < batchSize) return;
   }
 }
 
