@@ -12,9 +12,18 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
 
   constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
+    private targetHost: string,
+    private targetPort: number,
   ) {}
+
+  /**
+   * New connections go to `port` from now on; those already open stay with the old server, as an address
+   * moved to a promoted replica leaves the clients of the old primary connected to it.
+   */
+  retarget(port: number, host = this.targetHost): void {
+    this.targetHost = host;
+    this.targetPort = port;
+  }
 
   async start(): Promise<this> {
     this.port ||= await freePort();

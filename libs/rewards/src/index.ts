@@ -8,7 +8,7 @@ export { RewardJobs, RewardJobsModule } from './reward-jobs';
 export type { RewardWork } from './reward-jobs';
 export { CardIssuanceService } from './card-issuance.service';
 export type { IssuanceOutcome } from './card-issuance.service';
-export { RewardBackgroundJobs } from './reward-background.jobs';
+export { RewardBackgroundJobs, REWARD_JOB_SWEEP } from './reward-background.jobs';
 export { awaitingDelivery, RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 export type { PickOutcome, RedeemableReward } from './lifecycle/reward-lifecycle.service';
 export { RewardCatalog, valueRuleOf } from './reward-catalog';

@@ -66,21 +66,21 @@ export class QueueRewardJobs extends RewardJobs implements BeforeApplicationShut
       const cardIds = work.cardIds;
       this.background.run({ cardIds }, async () => {
         if (work.swept) await dropHusks(this.cards, cardIds);
-        await this.cards.addBulk(cardIds.map((cardId) => ({ data: { cardId }, opts: { ...CARD_JOB, jobId: cardId } })));
+        await addAll(this.cards, cardIds.map((cardId) => ({ data: { cardId }, opts: { ...CARD_JOB, jobId: cardId } })));
       });
     }
     if (work.mailJobIds?.length) {
       const mailJobIds = work.mailJobIds;
       this.background.run({ mailJobIds }, async () => {
         if (work.swept) await dropHusks(this.mails, mailJobIds);
-        await this.mails.addBulk(mailJobIds.map((mailJobId) => ({ data: { mailJobId }, opts: { ...MAIL_JOB, jobId: mailJobId } })));
+        await addAll(this.mails, mailJobIds.map((mailJobId) => ({ data: { mailJobId }, opts: { ...MAIL_JOB, jobId: mailJobId } })));
       });
     }
     if (work.expiredMailLeases?.length) {
       // A job of its own per attempt: the dead worker's job may still exist under the plain id until Bull finds it stalled.
       const mailJobs = work.expiredMailLeases;
       this.background.run({ mailJobIds: mailJobs.map((m) => m.id) }, () =>
-        this.mails.addBulk(mailJobs.map((m) => ({ data: { mailJobId: m.id }, opts: { ...MAIL_JOB, jobId: `${m.id}.lease${m.attempts}` } }))),
+        addAll(this.mails, mailJobs.map((m) => ({ data: { mailJobId: m.id }, opts: { ...MAIL_JOB, jobId: `${m.id}.lease${m.attempts}` } }))),
       );
     }
     return Promise.resolve();
@@ -89,6 +89,22 @@ export class QueueRewardJobs extends RewardJobs implements BeforeApplicationShut
   /** Gives the enqueues under way a moment before the queues close. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.background.settle();
+  }
+}
+
+/**
+ * Bull's addBulk sends its jobs in one MULTI and drops each job's error: a job Redis refused comes back
+ * without an id, and the call succeeds. Here that is a failure (logged; the rows stay PENDING and the
+ * sweeper enqueues them again), and the queue's connection reconnects: writes refused inside a MULTI are
+ * how a connection left at a demoted primary after a failover shows, and only a new connection reaches
+ * the promoted one (docs/scaling.md, Redis failover).
+ */
+async function addAll<T>(queue: Queue<T>, jobs: { data: T; opts: JobOptions }[]): Promise<void> {
+  const added = await queue.addBulk(jobs);
+  const refused = added.filter((job) => job.id === undefined || job.id === null).length;
+  if (refused > 0) {
+    queue.client.disconnect(true);
+    throw new Error(`Redis refused ${refused} of ${jobs.length} jobs of the ${queue.name} queue; reconnecting`);
   }
 }
 

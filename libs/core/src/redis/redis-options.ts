@@ -10,6 +10,15 @@ export function reconnectPromptly(times: number): number {
   return Math.min(times * 100, 1_000);
 }
 
+/**
+ * After a failover behind one address (docs/scaling.md, Redis failover), a connection still open to the
+ * demoted primary has its writes refused with READONLY: it reconnects (reaching the new primary) and
+ * sends the refused command again there (2), instead of failing every write until something closes it.
+ */
+export function reconnectOnReadOnly(error: Error): 2 | false {
+  return error.message.startsWith('READONLY') ? 2 : false;
+}
+
 /** Redis URL into ioredis options (Bull takes options, not a URL, once anything is added to them). */
 export function redisOptionsFromUrl(redisUrl: string): RedisOptions {
   const url = new URL(redisUrl);
@@ -22,6 +31,7 @@ export function redisOptionsFromUrl(redisUrl: string): RedisOptions {
     ...(db !== undefined && Number.isInteger(db) ? { db } : {}),
     ...(url.protocol === 'rediss:' ? { tls: { servername: url.hostname } } : {}),
     retryStrategy: reconnectPromptly,
+    reconnectOnError: reconnectOnReadOnly,
     connectTimeout: 2_000,
   };
 }
