@@ -16,6 +16,8 @@ export class PrivateRedis {
   }
 
   async start(): Promise<this> {
+    // Already running: a second server on the same port would fail to bind, and this one would leak.
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) return this;
     this.port ||= await freePort();
     const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
