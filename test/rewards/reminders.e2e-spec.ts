@@ -224,7 +224,8 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     const id = sent.reward.id;
     const remindAt = async () => (await dataSource.query(`SELECT remind_at FROM rewards WHERE id = $1`, [id]))[0].remind_at as Date | null;
 
-    // Looked at once, with no settings: nothing is owed, and the sweep will not look again by itself.
+    // Sent while its account has no settings: the sweep is not asked to look at it, now or later.
+    expect(await remindAt()).toBeNull();
     atSentPlus(sent, 0);
     await sweep();
     expect(await remindAt()).toBeNull();
@@ -247,6 +248,30 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     expect(remindersTo(to.email)).toHaveLength(1);
     expect(await remindAt()).toBeNull();
     await expectLedgerInvariants(dataSource, other.accountId);
+  });
+
+  it('a send that read "no settings" just before they were saved, and committed just after, is caught up by the sweep; one made long after is left alone', async () => {
+    const other = await seedMerchant(t, { name: 'Gamma GmbH' });
+    await fund(t, other, 100_000);
+    const put = await t.api.as(other.key).put('/v1/account/reminder-settings', { reminderSettings: { afterDays: [2], beforeExpiryDays: null } });
+    expect(put.status).toBe(200);
+    const to = recipient();
+    const raced = (await t.api.as(other.key).post('/v1/rewards', choiceReward(1_000, { recipient: to }))).body as { reward: { id: string; sentAt: string } };
+    const later = (await t.api.as(other.key).post('/v1/rewards', choiceReward(1_000))).body as { reward: { id: string; sentAt: string } };
+    // The race, arranged: the first send left remind_at empty, as a send that read the settings before the save
+    // does; the second was made 10 minutes after the change and has nothing to look at.
+    await dataSource.query(`UPDATE rewards SET remind_at = NULL WHERE id = ANY ($1)`, [[raced.reward.id, later.reward.id]]);
+    await dataSource.query(`UPDATE rewards SET created_at = created_at + interval '10 minutes' WHERE id = $1`, [later.reward.id]);
+    const remindAt = async (id: string) => (await dataSource.query(`SELECT remind_at FROM rewards WHERE id = $1`, [id]))[0].remind_at as Date | null;
+
+    atSentPlus(raced, 0);
+    await sweep();
+    expect((await remindAt(raced.reward.id))?.getTime()).toBe(new Date(raced.reward.sentAt).getTime() + 2 * DAY);
+    expect(await remindAt(later.reward.id)).toBeNull();
+    atSentPlus(raced, 2 * DAY + 1_000);
+    await sweep();
+    await eventually(async () => remindersTo(to.email).length === 1);
+    await settled(raced.reward.id);
   });
 
   it('the sweep is registered on the worker’s Sweepers as reward-reminders', () => {

@@ -38,7 +38,7 @@ describe('golden SQL of the send and pick statements', () => {
   });
   afterAll(() => t.close());
 
-  const prepare = (source: 'api' | 'bulk', planned: PlannedReward[]) => drafts.prepare({ accountId: 'acct_golden', source, planned });
+  const prepare = (source: 'api' | 'bulk', planned: PlannedReward[]) => drafts.prepare({ accountId: 'acct_golden', source, planned, reminds: true });
 
   it('single-send.sql: the one statement of POST /v1/rewards', () => {
     const withKey = statements.single({

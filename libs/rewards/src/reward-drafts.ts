@@ -64,7 +64,8 @@ export function writtenRewards(prepared: PreparedRewards): WrittenReward[] {
 export class RewardDrafts {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  prepare(input: { accountId: string; source: RewardSource; planned: PlannedReward[]; createdBy?: RewardCreator | null }): PreparedRewards {
+  /** `reminds`: the account has reminder settings (SendRules.reminds); without them no reward asks the reminder sweep to look. */
+  prepare(input: { accountId: string; source: RewardSource; planned: PlannedReward[]; createdBy?: RewardCreator | null; reminds: boolean }): PreparedRewards {
     const now = new Date();
     const rewards = input.planned.map(({ dto, item, currency, fx, needsApproval, limitValueCents }) => {
       const fixed = dto.type === 'FIXED';
@@ -116,10 +117,11 @@ export class RewardDrafts {
         approvalDecidedById: null,
         approvalDecidedByLabel: null,
         approvalDecidedAt: null,
-        // The reminder sweep looks at it once (docs/delivery.md, Reminders), unless the send opted out; even
-        // when the account has no reminder settings, so a send racing a change of them is never missed.
+        // The reminder sweep looks at it once (docs/delivery.md, Reminders) when the account has reminder
+        // settings, unless the send opted out. Without settings it is left alone: a later change of them asks
+        // the sweep to look at every open reward, and one racing that change is caught up by the sweep.
         reminders: dto.reminders !== false,
-        remindAt: dto.reminders === false ? null : now,
+        remindAt: dto.reminders === false || !input.reminds ? null : now,
         remindedAfterDays: [],
         remindedBeforeExpiry: false,
       } satisfies Omit<RewardEntity, 'seq'>);

@@ -77,7 +77,7 @@ export class RewardSender {
       if (dailyLimit !== null) {
         this.controls.checkDaily(rules, await this.controls.spentToday(this.dataSource.manager, principal.credentialId), planned.limitValueCents!);
       }
-      const [written] = writtenRewards(this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned], createdBy }));
+      const [written] = writtenRewards(this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned], createdBy, reminds: rules.reminds }));
       const paying = payingWallet(written.view.reward);
       const wallet = await this.ledger.getWallet(accountId, paying.currency);
       if (wallet.availableCents < paying.amountCents) throw insufficientIn(paying.currency);
@@ -98,7 +98,7 @@ export class RewardSender {
         if (stored) return { status: 200, body: stored.body as CreateRewardResponseDto, replayed: true };
         throw error;
       }
-      const prepared = this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned], createdBy });
+      const prepared = this.drafts.prepare({ accountId, source: sourceOf(principal, false), planned: [planned], createdBy, reminds: rules.reminds });
       const [written] = writtenRewards(prepared);
       const body: CreateRewardResponseDto = { reward: toRewardDto({ ...written.view, createdByLabel }), redemptionUrl: written.redemptionUrl };
       const { reward } = written.view;
@@ -239,6 +239,7 @@ export class RewardSender {
           source: sourceOf(principal, true),
           planned: accepted.map((a) => a.planned),
           createdBy: creatorOf(principal),
+          reminds: rules.reminds,
         });
         const { sql, params } = this.statements.bulk(prepared);
         await manager.query(sql, params).catch((error: unknown) => {

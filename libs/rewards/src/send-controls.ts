@@ -10,6 +10,11 @@ export interface SendRules {
   primary: string;
   limits: KeyLimits | null;
   thresholdCents: number | null;
+  /**
+   * Whether the account has reminder settings: only then does a new reward ask the reminder sweep to look
+   * at it (docs/delivery.md, Reminders). Read with the threshold, in the same statement.
+   */
+  reminds: boolean;
 }
 
 /** Mid rates one request has read, per pair. */
@@ -32,15 +37,17 @@ export class SendControls {
   ) {}
 
   async rulesFor(principal: Principal, primary: string): Promise<SendRules> {
-    const [row] = await queryRows<{ threshold: string | null }>(
+    const [row] = await queryRows<{ threshold: string | null; reminds: boolean }>(
       this.dataSource.manager,
-      `SELECT approval_threshold_cents AS threshold FROM accounts WHERE id = $1`,
+      `SELECT approval_threshold_cents AS threshold, cardinality(reminder_after_days) > 0 OR reminder_before_expiry_days IS NOT NULL AS reminds
+         FROM accounts WHERE id = $1`,
       [principal.accountId],
     );
     return {
       primary,
       limits: principal.credentialKind === 'api_key' ? (principal.keyLimits ?? null) : null,
       thresholdCents: row?.threshold == null ? null : Number(row.threshold),
+      reminds: row?.reminds ?? false,
     };
   }
 

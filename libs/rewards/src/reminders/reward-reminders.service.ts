@@ -25,6 +25,11 @@ interface DueRow extends RewardEventRow {
   settings_at: Date | null;
 }
 
+/** How long after a change of reminder settings the sweep catches up on sends that raced it (catchUp). */
+const CATCH_UP_FOR = '15 minutes';
+/** How far around the change a racing send's creation may be (its clock against the change's, and its duration). */
+const CATCH_UP_AROUND = '5 minutes';
+
 /**
  * Reward reminders (docs/delivery.md, Reminders): the account's settings, kept by libs/account
  * (which owns accounts), and the sweep that e-mails the reminders due. Each reward says when the
@@ -69,6 +74,7 @@ export class RewardReminders {
 
   /** Sends the reminders due at the clock's now, batch after batch; returns how many were sent. */
   async sendDue(batchSize = REMINDER_BATCH_SIZE): Promise<number> {
+    await this.catchUp(this.clock.now());
     let sent = 0;
     for (;;) {
       const { looked, mailJobIds } = await this.dataSource.transaction((manager) => this.sendBatch(manager, batchSize));
@@ -76,6 +82,26 @@ export class RewardReminders {
       if (mailJobIds.length) await this.jobs.enqueue({ mailJobIds });
       if (looked < batchSize) return sent;
     }
+  }
+
+  /**
+   * A send asks the sweep to look at its reward only when the account has reminder settings, as the send
+   * read them (SendControls.rulesFor). One that read "none" just before settings were saved, and committed
+   * after replaceSettings asked the sweep to look at the open rewards, would never be looked at. So for
+   * CATCH_UP_FOR after each change, the sweep asks again for the open rewards made within CATCH_UP_AROUND of
+   * it that nothing is to look at (docs/delivery.md, Reminders).
+   */
+  private async catchUp(now: Date): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE rewards r SET remind_at = $1
+         FROM accounts a
+        WHERE a.reminder_settings_at > $1::timestamptz - $2::interval
+          AND (cardinality(a.reminder_after_days) > 0 OR a.reminder_before_expiry_days IS NOT NULL)
+          AND r.account_id = a.id
+          AND r.created_at BETWEEN a.reminder_settings_at - $3::interval AND a.reminder_settings_at + $3::interval
+          AND r.remind_at IS NULL AND r.reminders AND r.status = ANY ($4::text[])`,
+      [now, CATCH_UP_FOR, CATCH_UP_AROUND, ['CREATED', ...REMINDABLE_STATUSES]],
+    );
   }
 
   private async sendBatch(manager: EntityManager, limit: number): Promise<{ looked: number; mailJobIds: string[] }> {
