@@ -1,15 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge } from 'prom-client';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { Clock } from '../clock/clock';
 import { APP_CONFIG } from '../config/config.module';
-import { throughPooler, type AppConfig } from '../config/app-config';
+import type { AppConfig } from '../config/app-config';
 import { metricsRegistry } from '../metrics/metrics';
 import { RedisClient } from '../redis/redis.module';
-import { SESSION_OPTIONS } from './data-source-options';
-import { readSnapshot } from './read-snapshot';
+import { RUNTIME_ROLE } from './database-roles';
+import { readSnapshot, SNAPSHOT_SETTINGS } from './read-snapshot';
 
 /**
  * Reads that may be served by a streaming replica (docs/scaling.md, Read replica): list pages,
@@ -22,8 +22,9 @@ import { readSnapshot } from './read-snapshot';
  *   or when the replica does not answer, reads go to the primary until a sample says otherwise.
  * - **Read your writes.** After a request that may have written, the credential's position on the
  *   primary is kept in Redis for a minute. A read by that credential waits up to READ_REPLICA_WAIT_MS
- *   for the replica to have replayed it, else reads the primary. Without Redis, such reads go to the
- *   primary.
+ *   for the replica to have replayed it, asking on the connection the read then uses (several replicas
+ *   behind one address may differ), else reads the primary. Without Redis, or when the position could
+ *   not be kept, such reads go to the primary.
  * - **A replica that fails mid-read** (killed, restarted, a query cancelled by recovery): the read is
  *   run again on the primary, and a report carries on there from the batch it was at.
  */
@@ -31,7 +32,7 @@ import { readSnapshot } from './read-snapshot';
 export type ReplicaState = 'ok' | 'lagging' | 'down';
 export type ReadTarget = 'replica' | 'primary';
 /** Why a read went where it did (the `reason` label of `database_reads_total`). */
-type RouteReason = 'replica' | 'lagging' | 'down' | 'not_replayed' | 'no_write_record' | 'failed_over';
+type RouteReason = 'replica' | 'lagging' | 'down' | 'not_replayed' | 'no_write_record' | 'failed_over' | 'busy';
 
 /** Who is reading, for read-your-writes: the credential of the request (set by the auth layer around a handler). */
 export const readContext = new AsyncLocalStorage<{ writer: string }>();
@@ -40,18 +41,33 @@ export const readContext = new AsyncLocalStorage<{ writer: string }>();
 export const REPLICA_CHECK_INTERVAL_MS = 1_000;
 /** How often a read waiting for its credential's last write asks the replica again. */
 const CATCH_UP_POLL_MS = 5;
+/** A check that the replica has not answered in this long finds it down. */
+const CHECK_TIMEOUT_MS = 5_000;
+/** One statement on the replica answered in this long, or it is read from the primary. */
+const REPLICA_QUERY_TIMEOUT_MS = 30_000;
+/** Primary positions kept while the replica has not replayed them; past it, the middle ones go (the oldest stays: it is the lag). */
+const MAX_SAMPLES = 600;
 
-export const readReplicaUp = new Gauge({
-  name: 'database_read_replica_up',
-  help: 'Whether reads may go to the read replica: 1 when it answers within READ_REPLICA_MAX_LAG_MS of the primary, 0 when it is down or lagging (absent without DATABASE_READ_URL).',
-  registers: [metricsRegistry],
-});
-
-export const readReplicaLag = new Gauge({
-  name: 'database_read_replica_lag_seconds',
-  help: 'How far the read replica is behind the primary, from the last sample (absent while it does not answer).',
-  registers: [metricsRegistry],
-});
+/** The replica's gauges: registered only with DATABASE_READ_URL, so a deployment without a replica shows none. */
+function replicaGauges(): { up: Gauge; lag: Gauge } {
+  const existing = (name: string) => metricsRegistry.getSingleMetric(name) as Gauge | undefined;
+  return {
+    up:
+      existing('database_read_replica_up') ??
+      new Gauge({
+        name: 'database_read_replica_up',
+        help: 'Whether reads may go to the read replica: 1 when it answers within READ_REPLICA_MAX_LAG_MS of the primary, 0 when it is down or lagging.',
+        registers: [metricsRegistry],
+      }),
+    lag:
+      existing('database_read_replica_lag_seconds') ??
+      new Gauge({
+        name: 'database_read_replica_lag_seconds',
+        help: 'How far the read replica is behind the primary at the last check (NaN while it does not answer).',
+        registers: [metricsRegistry],
+      }),
+  };
+}
 
 export const databaseReads = new Counter({
   name: 'database_reads_total',
@@ -79,31 +95,43 @@ function lsnKey(value: bigint): string {
 export function replicaFault(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string') {
-    if (/^(08|57P|53)/.test(code) || code === '40001') return true;
+    if (/^(08|57P|53)/.test(code) || code === '40001' || code === '40P01') return true;
     if (/^E(CONN|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN)/.test(code)) return true;
   }
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed/i.test(message);
+  return /Connection terminated|connection timeout|Query read timeout|Client has encountered a connection error|Connection is closed|Cannot use a pool after calling end/i.test(
+    message,
+  );
+}
+
+/** No connection of the replica's pool came free in time: the replica is busy, not gone. The read goes to the primary. */
+function poolBusy(error: unknown): boolean {
+  return error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
 }
 
 /** A replica fault that says nothing about its health: the query lost to recovery, the next one may not. */
 function recoveryConflict(error: unknown): boolean {
-  return (error as { code?: unknown })?.code === '40001';
+  const code = (error as { code?: unknown })?.code;
+  return code === '40001' || code === '40P01';
 }
 
 /** Runs a read on one database: the primary, or the replica with a fall back to the primary. */
 export type Reader = <T>(work: (manager: EntityManager) => Promise<T>) => Promise<T>;
 
+/** Where a replica read went: its result, or why it did not run there. */
+type ReplicaOutcome<T> = { ran: true; value: T } | { ran: false; reason: RouteReason };
+
 @Injectable()
-export class ReadRouting implements OnModuleInit, OnModuleDestroy {
+export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger(ReadRouting.name);
+  private readonly gauges: { up: Gauge; lag: Gauge } | null;
   private replica: DataSource | null = null;
   private state: ReplicaState = 'down';
   private lagMs: number | null = null;
-  /** The replica's replay position at the last sample or wait. */
-  private replayed = 0n;
   /** Primary positions sampled and not yet replayed, oldest first, with when they were sampled. */
   private unreplayed: { at: number; lsn: bigint }[] = [];
+  /** Credentials whose last write position could not be kept, until when (performance.now()): their reads go to the primary. */
+  private readonly unrecorded = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private stopped = false;
@@ -113,7 +141,9 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly redis: RedisClient,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.gauges = this.replicated ? replicaGauges() : null;
+  }
 
   /** Whether DATABASE_READ_URL is set. */
   get replicated(): boolean {
@@ -127,11 +157,17 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
     this.timer.unref();
   }
 
+  /** No more checks; the pool stays for the requests still being answered while the HTTP server drains. */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.checking;
-    await this.replica?.destroy().catch(() => undefined);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const replica = this.replica;
+    this.replica = null;
+    await replica?.destroy().catch(() => undefined);
   }
 
   /** For /health/ready: null without a replica. */
@@ -148,20 +184,21 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
     return this.checking;
   }
 
-  /** `work` in one read-only snapshot (readSnapshot) on the replica when it may serve this read, else on the primary. */
+  /** `work` in one read-only snapshot (readSnapshot's) on the replica when it may serve this read, else on the primary. */
   snapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.route((source) => readSnapshot(source, work));
+    return this.route('REPEATABLE READ', work, () => readSnapshot(this.primary, work));
   }
 
   /** `work` as plain statements (each its own snapshot) on the replica when it may serve this read, else on the primary. */
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.route((source) => work(source.manager));
+    return this.route('READ COMMITTED', work, () => work(this.primary.manager));
   }
 
   /**
    * A reader for a long read in many statements (a report): it reads what the primary had committed
-   * when it was made, from the replica while the replica serves and has replayed that much, and from
-   * the primary once the replica fails or falls behind (it does not go back to the replica).
+   * when it was made, each batch from the replica while the replica serves and has replayed that much
+   * (asked on the batch's own connection), and from the primary once the replica fails or falls behind
+   * (it does not go back to the replica).
    */
   async reader(): Promise<Reader> {
     const since = this.replicated ? await this.primaryPosition().catch(() => null) : null;
@@ -171,17 +208,10 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
       const replica = this.replica;
       if (onPrimary === null) {
         if (!replica || this.state !== 'ok') onPrimary = this.state === 'ok' ? 'down' : this.state;
-        else if (!(await this.caughtUp(replica, since!))) onPrimary = 'not_replayed';
-      }
-      if (onPrimary === null) {
-        try {
-          const result = await work(replica!.manager);
-          databaseReads.inc({ target: 'replica', reason: 'replica' });
-          return result;
-        } catch (error) {
-          if (!replicaFault(error)) throw error;
-          this.failed(error);
-          onPrimary = 'failed_over';
+        else {
+          const outcome = await this.onReplica(replica, since, 'READ COMMITTED', work);
+          if (outcome.ran) return outcome.value;
+          onPrimary = outcome.reason;
         }
       }
       if (this.replicated) databaseReads.inc({ target: 'primary', reason: onPrimary });
@@ -190,9 +220,10 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Called after a request by `writer` that may have written (any method but GET and HEAD): keeps the
-   * primary's current position as that credential's, for a minute, so its next reads see its writes.
-   * Never lowers a position another process kept meanwhile.
+   * Called after a request by `writer` that may have written (any method but GET, HEAD and OPTIONS):
+   * keeps the primary's current position as that credential's, for a minute, so its next reads see its
+   * writes. Never lowers a position another process kept meanwhile. When it cannot be kept, this
+   * process sends the credential's reads to the primary for as long.
    */
   async noteWrite(writer: string): Promise<void> {
     if (!this.replicated) return;
@@ -206,62 +237,73 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
         String(this.writeMemoryMs()),
       );
     } catch (error) {
-      // Reads by this credential find no record and go to the primary while Redis is away (below).
       this.logger.warn({ err: error }, "could not keep a credential's last write position; its reads go to the primary");
+      const now = performance.now();
+      if (this.unrecorded.size > 10_000) for (const [key, until] of this.unrecorded) if (until <= now) this.unrecorded.delete(key);
+      this.unrecorded.set(writer, now + this.writeMemoryMs());
     }
   }
 
-  private async route<T>(run: (source: DataSource) => Promise<T>): Promise<T> {
+  private async route<T>(isolation: Isolation, work: (manager: EntityManager) => Promise<T>, onPrimary: () => Promise<T>): Promise<T> {
     const replica = this.replica;
     if (!replica || this.state !== 'ok') {
       if (this.replicated) databaseReads.inc({ target: 'primary', reason: this.state === 'ok' ? 'down' : this.state });
-      return run(this.primary);
+      return onPrimary();
     }
-    const reason = await this.mayRead(replica);
-    if (reason !== 'replica') {
-      databaseReads.inc({ target: 'primary', reason });
-      return run(this.primary);
-    }
+    const needed = await this.writerPosition();
+    const outcome = 'reason' in needed ? ({ ran: false, reason: needed.reason } as const) : await this.onReplica(replica, needed.lsn, isolation, work);
+    if (outcome.ran) return outcome.value;
+    databaseReads.inc({ target: 'primary', reason: outcome.reason });
+    return onPrimary();
+  }
+
+  /**
+   * `work` on one connection of the replica: first (when `needed`) that the replica has replayed that
+   * position, asked on this connection, then a read-only transaction with the serving sessions'
+   * settings. A fault of the replica or a pool with no connection free is an outcome (the caller reads
+   * the primary); any other error is the read's own and is thrown.
+   */
+  private async onReplica<T>(replica: DataSource, needed: bigint | null, isolation: Isolation, work: (manager: EntityManager) => Promise<T>): Promise<ReplicaOutcome<T>> {
+    const runner = replica.createQueryRunner();
     try {
-      const result = await run(replica);
+      await runner.connect();
+      if (needed !== null && !(await this.replayedOn(runner, needed))) return { ran: false, reason: 'not_replayed' };
+      const value = await inReplicaTransaction(runner, isolation, work);
       databaseReads.inc({ target: 'replica', reason: 'replica' });
-      return result;
+      return { ran: true, value };
     } catch (error) {
+      if (poolBusy(error)) return { ran: false, reason: 'busy' };
       if (!replicaFault(error)) throw error;
       this.failed(error);
-      databaseReads.inc({ target: 'primary', reason: 'failed_over' });
-      return run(this.primary);
+      return { ran: false, reason: 'failed_over' };
+    } finally {
+      await runner.release();
     }
   }
 
-  /** Whether this read may go to the replica as far as read-your-writes goes. */
-  private async mayRead(replica: DataSource): Promise<RouteReason> {
+  /** The position this request's credential must find replayed: none without a credential or a kept write; a reason to read the primary. */
+  private async writerPosition(): Promise<{ lsn: bigint | null } | { reason: RouteReason }> {
     const writer = readContext.getStore()?.writer;
-    if (writer === undefined) return 'replica';
-    let kept: string | null;
+    if (writer === undefined) return { lsn: null };
+    const until = this.unrecorded.get(writer);
+    if (until !== undefined) {
+      if (until > performance.now()) return { reason: 'no_write_record' };
+      this.unrecorded.delete(writer);
+    }
     try {
-      kept = await this.redis.get(this.writeKey(writer));
+      const kept = await this.redis.get(this.writeKey(writer));
+      return { lsn: kept === null ? null : BigInt(`0x${kept}`) };
     } catch {
       // Whether this credential wrote a moment ago cannot be known.
-      return 'no_write_record';
+      return { reason: 'no_write_record' };
     }
-    if (kept === null) return 'replica';
-    return (await this.caughtUp(replica, BigInt(`0x${kept}`))) ? 'replica' : 'not_replayed';
   }
 
-  /** Whether the replica has replayed `lsn`, asking it again every few ms for up to READ_REPLICA_WAIT_MS. */
-  private async caughtUp(replica: DataSource, lsn: bigint): Promise<boolean> {
-    if (this.replayed >= lsn) return true;
+  /** Whether the replica behind `runner` has replayed `lsn`, asking again every few ms for up to READ_REPLICA_WAIT_MS. */
+  private async replayedOn(runner: QueryRunner, lsn: bigint): Promise<boolean> {
     const deadline = performance.now() + this.config.readReplicaWaitMs;
     for (;;) {
-      try {
-        const replayed = await this.replayPosition(replica);
-        if (replayed > this.replayed) this.replayed = replayed;
-      } catch (error) {
-        if (replicaFault(error)) this.failed(error);
-        return false;
-      }
-      if (this.replayed >= lsn) return true;
+      if ((await replayPosition((sql) => runner.query(sql))) >= lsn) return true;
       if (performance.now() >= deadline) return false;
       await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
     }
@@ -269,23 +311,32 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
 
   private async sample(): Promise<void> {
     if (this.stopped) return;
+    let lsn: bigint;
     try {
-      const replica = await this.connectedReplica();
-      const lsn = await this.primaryPosition();
-      const at = this.clock.now().getTime();
-      this.unreplayed.push({ at, lsn });
-      const replayed = await this.replayPosition(replica);
-      if (replayed > this.replayed) this.replayed = replayed;
-      this.unreplayed = this.unreplayed.filter((sample) => sample.lsn > this.replayed).slice(-600);
+      lsn = await this.primaryPosition();
+    } catch (error) {
+      // The primary's trouble says nothing of the replica: its state stays as it was.
+      this.logger.warn({ err: error }, "could not read the primary's WAL position; the read replica's state is left as it was");
+      return;
+    }
+    const at = this.clock.now().getTime();
+    this.unreplayed.push({ at, lsn });
+    if (this.unreplayed.length > MAX_SAMPLES) this.unreplayed.splice(1, 1);
+    try {
+      const replica = await withTimeout(this.connectedReplica(), CHECK_TIMEOUT_MS);
+      // What this check's connection says now, not the highest ever seen: another server may answer at that address.
+      const replayed = await withTimeout(
+        replayPosition((sql) => replica.query(sql)),
+        CHECK_TIMEOUT_MS,
+      );
+      this.unreplayed = this.unreplayed.filter((sample) => sample.lsn > replayed);
       this.lagMs = this.unreplayed.length === 0 ? 0 : Math.max(0, at - this.unreplayed[0].at);
       this.setState(this.lagMs > this.config.readReplicaMaxLagMs ? 'lagging' : 'ok');
     } catch (error) {
       this.lagMs = null;
       this.setState('down', error);
     }
-    readReplicaUp.set(this.state === 'ok' ? 1 : 0);
-    if (this.lagMs === null) readReplicaLag.reset();
-    else readReplicaLag.set(this.lagMs / 1000);
+    this.showState();
   }
 
   /** The replica's pool, made at the first check that reaches it (a replica down at start does not stop the process). */
@@ -299,9 +350,14 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
       migrationsRun: false,
       // A standby is read-only: no CREATE EXTENSION at connect.
       installExtensions: false,
-      extra: { max: 10, connectionTimeoutMillis: 2000, keepAlive: true, ...(throughPooler(this.config) ? {} : { options: SESSION_OPTIONS }) },
+      // No `options`: a pooler may stand in front of the replica; each read sets what it needs with SET LOCAL.
+      extra: { max: 10, connectionTimeoutMillis: 2_000, keepAlive: true, query_timeout: REPLICA_QUERY_TIMEOUT_MS },
     });
     await source.initialize();
+    if (this.stopped) {
+      await source.destroy();
+      throw new Error('shutting down');
+    }
     this.replica = source;
     return source;
   }
@@ -312,29 +368,22 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
     return lsnValue(row.lsn);
   }
 
-  /**
-   * What the replica has replayed. A server at DATABASE_READ_URL that is not in recovery (the primary
-   * itself, or a promoted replica) has everything it wrote: its own WAL position.
-   */
-  private async replayPosition(replica: DataSource): Promise<bigint> {
-    const [row] = (await replica.query(
-      'SELECT coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text AS lsn',
-    )) as { lsn: string }[];
-    return lsnValue(row.lsn);
-  }
-
   private failed(error: unknown): void {
     if (recoveryConflict(error)) return;
     this.lagMs = null;
     this.setState('down', error);
-    readReplicaUp.set(0);
-    readReplicaLag.reset();
+    this.showState();
+  }
+
+  private showState(): void {
+    this.gauges?.up.set(this.state === 'ok' ? 1 : 0);
+    this.gauges?.lag.set(this.lagMs === null ? Number.NaN : this.lagMs / 1000);
   }
 
   private setState(state: ReplicaState, error?: unknown): void {
     if (state === this.state) return;
     const lag = this.lagMs === null ? '' : ` (lag ${this.lagMs} ms)`;
-    if (state === 'ok') this.logger.log(`read replica serving reads again${lag}`);
+    if (state === 'ok') this.logger.log(`read replica serving reads${lag}`);
     else this.logger.warn({ err: error }, `read replica ${state}${lag}: its reads go to the primary`);
     this.state = state;
   }
@@ -347,4 +396,39 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy {
   private writeMemoryMs(): number {
     return Math.max(60_000, 2 * this.config.readReplicaMaxLagMs);
   }
+}
+
+type Isolation = 'REPEATABLE READ' | 'READ COMMITTED';
+
+/**
+ * A read-only transaction on a replica connection, with the settings the serving sessions get from
+ * their connection options on the primary (the runtime role, no JIT) set locally, and a snapshot
+ * read's own settings (readSnapshot) for REPEATABLE READ: one round trip before `work`.
+ */
+async function inReplicaTransaction<T>(runner: QueryRunner, isolation: Isolation, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  const settings = [`SET LOCAL role = ${RUNTIME_ROLE}`, 'SET LOCAL jit = off', ...(isolation === 'REPEATABLE READ' ? SNAPSHOT_SETTINGS : [])];
+  await runner.query([`BEGIN ISOLATION LEVEL ${isolation} READ ONLY`, ...settings].join('; '));
+  try {
+    const result = await work(runner.manager);
+    await runner.query('COMMIT');
+    return result;
+  } catch (error) {
+    await runner.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * What the server has replayed. A server at DATABASE_READ_URL that is not in recovery (the primary
+ * itself, or a promoted replica) has everything it wrote: its own WAL position.
+ */
+async function replayPosition(query: (sql: string) => Promise<unknown>): Promise<bigint> {
+  const [row] = (await query('SELECT coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text AS lsn')) as { lsn: string }[];
+  return lsnValue(row.lsn);
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -11,13 +11,14 @@ import type { DataSource, EntityManager } from 'typeorm';
  * than the average), a bitmap or a parallel sequential scan reads and sorts every row of the account
  * to return a page of 100. Every table they read has the index they need.
  */
+/** The planner settings of a snapshot read (above), each a SET LOCAL after its BEGIN. */
+export const SNAPSHOT_SETTINGS = ['SET LOCAL enable_bitmapscan = off', 'SET LOCAL enable_seqscan = off', 'SET LOCAL max_parallel_workers_per_gather = 0'];
+
 export async function readSnapshot<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
   const runner = dataSource.createQueryRunner();
   try {
     // Index scans in order, not in parallel (docs/operations.md, Database sessions); one round trip for all four statements.
-    await runner.query(
-      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0',
-    );
+    await runner.query(['BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', ...SNAPSHOT_SETTINGS].join('; '));
     try {
       const result = await work(runner.manager);
       await runner.query('COMMIT');
