@@ -9,7 +9,7 @@ import type { AppConfig } from '../config/app-config';
 import { metricsRegistry } from '../metrics/metrics';
 import { RedisClient } from '../redis/redis.module';
 import { RUNTIME_ROLE } from './database-roles';
-import { readSnapshot, SNAPSHOT_SETTINGS } from './read-snapshot';
+import { inTransaction, readSnapshot, SNAPSHOT_SETTINGS } from './read-snapshot';
 
 /**
  * Reads that may be served by a streaming replica (docs/scaling.md, Read replica): list pages,
@@ -405,17 +405,9 @@ type Isolation = 'REPEATABLE READ' | 'READ COMMITTED';
  * their connection options on the primary (the runtime role, no JIT) set locally, and a snapshot
  * read's own settings (readSnapshot) for REPEATABLE READ: one round trip before `work`.
  */
-async function inReplicaTransaction<T>(runner: QueryRunner, isolation: Isolation, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+function inReplicaTransaction<T>(runner: QueryRunner, isolation: Isolation, work: (manager: EntityManager) => Promise<T>): Promise<T> {
   const settings = [`SET LOCAL role = ${RUNTIME_ROLE}`, 'SET LOCAL jit = off', ...(isolation === 'REPEATABLE READ' ? SNAPSHOT_SETTINGS : [])];
-  await runner.query([`BEGIN ISOLATION LEVEL ${isolation} READ ONLY`, ...settings].join('; '));
-  try {
-    const result = await work(runner.manager);
-    await runner.query('COMMIT');
-    return result;
-  } catch (error) {
-    await runner.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
+  return inTransaction(runner, [`BEGIN ISOLATION LEVEL ${isolation} READ ONLY`, ...settings].join('; '), work);
 }
 
 /**

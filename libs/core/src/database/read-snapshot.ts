@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /**
  * Runs `work` in one REPEATABLE READ, READ ONLY transaction, so every statement it makes sees the
@@ -18,16 +18,21 @@ export async function readSnapshot<T>(dataSource: DataSource, work: (manager: En
   const runner = dataSource.createQueryRunner();
   try {
     // Index scans in order, not in parallel (docs/operations.md, Database sessions); one round trip for all four statements.
-    await runner.query(['BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', ...SNAPSHOT_SETTINGS].join('; '));
-    try {
-      const result = await work(runner.manager);
-      await runner.query('COMMIT');
-      return result;
-    } catch (error) {
-      await runner.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    return await inTransaction(runner, ['BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', ...SNAPSHOT_SETTINGS].join('; '), work);
   } finally {
     await runner.release();
+  }
+}
+
+/** `work` on `runner` between `begin` (a BEGIN and its SET LOCALs, one round trip) and COMMIT, rolled back if it throws. */
+export async function inTransaction<T>(runner: QueryRunner, begin: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  await runner.query(begin);
+  try {
+    const result = await work(runner.manager);
+    await runner.query('COMMIT');
+    return result;
+  } catch (error) {
+    await runner.query('ROLLBACK').catch(() => undefined);
+    throw error;
   }
 }
