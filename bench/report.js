@@ -83,6 +83,8 @@ function buildFigures(results) {
       ['overview', 'GET /v1/account/overview'],
       ['list_campaign_last_hour', 'GET /v1/rewards?page_size=100&campaign=…&created_gte=<an hour ago>'],
       ['list_status_last_hour', 'GET /v1/rewards?page_size=100&status=SENT&created_gte=<an hour ago>'],
+      ['list_campaign_last_10_min', 'GET /v1/rewards?page_size=100&campaign=…&created_gte=<10 min before the merchant’s newest> (60 matches on either)'],
+      ['list_status_last_10_min', 'GET /v1/rewards?page_size=100&status=SENT&created_gte=<10 min before the merchant’s newest> (150 matches on either)'],
       ['overview_daily_90', 'GET /v1/account/overview/daily?days=90'],
     ]) {
       const r = sc.p50Ms[k];

@@ -133,6 +133,12 @@ async function scalePhase(ctx) {
 
   const deepPage = Math.min(5_000, Math.floor(BIG / 100));
   const lastHour = new Date(Date.now() - 3_600_000).toISOString();
+  // Ten minutes of each merchant's own history, up to its newest reward: 600 rewards on either (one a second), so
+  // the two pages count the same matches and differ only in the account's size. An hour back (above) the small
+  // merchant has 1,000 and the big one 3,600, and the totals count what they match.
+  const newest = async (m) =>
+    (await ctx.db.query('SELECT max(created_at) AS at FROM rewards WHERE account_id = $1', [m.accountId])).rows[0].at.getTime();
+  const tenMinutesOf = { [big.accountId]: new Date((await newest(big)) - 599_500).toISOString(), [small.accountId]: new Date((await newest(small)) - 599_500).toISOString() };
   const reads = [
     ['list_first_page', () => '/v1/rewards?page_size=100'],
     ['list_deep_page', (m) => `/v1/rewards?page_size=100&page=${m === big ? deepPage : Math.floor(SMALL / 100)}`],
@@ -142,6 +148,8 @@ async function scalePhase(ctx) {
     // The last hour's rewards of one campaign: 360 of 3,600 at a million, 100 of 1,000 (all of them that recent) at a thousand.
     ['list_campaign_last_hour', () => `/v1/rewards?page_size=100&campaign=campaign-3&created_gte=${lastHour}`],
     ['list_status_last_hour', () => `/v1/rewards?page_size=100&status=SENT&created_gte=${lastHour}`],
+    ['list_campaign_last_10_min', (m) => `/v1/rewards?page_size=100&campaign=campaign-3&created_gte=${tenMinutesOf[m.accountId]}`],
+    ['list_status_last_10_min', (m) => `/v1/rewards?page_size=100&status=SENT&created_gte=${tenMinutesOf[m.accountId]}`],
     // A recipient search (docs/pagination.md, Filters): a prefix one reward's address starts with, on either merchant
     // (recipient500000 at a million, recipient500 at a thousand), so the two totals count alike.
     ['list_recipient_prefix', (m) => `/v1/rewards?page_size=100&recipient=recipient${m === big ? Math.floor(BIG / 2) : Math.floor(SMALL / 2)}`],
