@@ -68,6 +68,8 @@ config.SERVICE_ENV = {
   ENV_FILE: '/dev/null',
   // The expiry phase's rewards fall due while it watches: sweep every second rather than every minute.
   EXPIRY_SWEEP_INTERVAL_MS: '1000',
+  // BENCH_READ_PG: a streaming replica of BENCH_PG (bench/replica-pair.js starts a pair): the service reads lists and reports from it.
+  ...(env.BENCH_READ_PG ? { DATABASE_READ_URL: `${env.BENCH_READ_PG.replace(/\/$/, '')}/${DB_NAME}` } : {}),
 };
 
 config.log = (...args) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${args.join(' ')}\n`);

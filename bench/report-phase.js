@@ -37,6 +37,23 @@ async function downloadedBytes(key, id) {
   return { bytes, lines };
 }
 
+/**
+ * Rows the read replica has handed out for the bench's database (pg_stat_database on the replica), with
+ * BENCH_READ_PG: the evidence that a report was read there. Null without a replica.
+ */
+async function replicaRowsRead() {
+  if (!process.env.BENCH_READ_PG) return null;
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: `${process.env.BENCH_READ_PG.replace(/\/$/, '')}/postgres` });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT (tup_returned + tup_fetched)::bigint AS n FROM pg_stat_database WHERE datname = $1', [require('./config').DB_NAME]);
+    return rows.length ? Number(rows[0].n) : 0;
+  } finally {
+    await client.end();
+  }
+}
+
 async function reportPhase(ctx) {
   const { db, results, service } = ctx;
   const big = await merchant('Bench report big');
@@ -69,6 +86,7 @@ async function reportPhase(ctx) {
     sendingAlone = false;
     await baseline;
 
+    const replicaRowsBefore = await replicaRowsRead();
     const requested = await api(big.key, 'POST', '/v1/reports', { type: 'rewards', filters: {} });
     if (requested.status !== 202) throw new Error(`report: request answered ${requested.status} ${JSON.stringify(requested.body)}`);
     const id = requested.body.report.id;
@@ -104,7 +122,10 @@ async function reportPhase(ctx) {
     const buildS = round((Date.parse(report.completedAt) - Date.parse(requested.body.report.createdAt)) / 1000, 2);
     const csv = await downloadedBytes(big.key, id);
     const sendStats = (xs) => ({ ...stats(xs.map(([, ms]) => ms)), errors: xs.filter(([, , ok]) => !ok).length });
+    const replicaRowsAfter = await replicaRowsRead();
     const out = {
+      // With BENCH_READ_PG: rows the replica handed out while the report was built (the report's reads went there).
+      ...(replicaRowsBefore === null ? {} : { replicaRowsRead: replicaRowsAfter - replicaRowsBefore }),
       rows: report.rowCount,
       buildS,
       rowsPerS: round(report.rowCount / buildS, 0),
@@ -122,6 +143,7 @@ async function reportPhase(ctx) {
       p50: stats(during.map(([, ms]) => ms)).p50,
       p99: stats(during.map(([, ms]) => ms)).p99,
     };
+    if (out.replicaRowsRead !== undefined) log(`report: the read replica handed out ${out.replicaRowsRead} rows of the bench's database meanwhile`);
     log(`report: ${out.rows} rows in ${buildS} s (${out.rowsPerS}/s), ${out.csvMb} MB; RSS max ${rssBefore} MB sending alone → max ${rssMax} MB while building; send p99 ${out.sendsWithout.p99} ms without, ${out.sendsDuring.p99} ms during`);
     return out;
   });
