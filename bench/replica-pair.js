@@ -24,13 +24,24 @@ async function main() {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // However the process ends, the two servers do not outlive it.
+  process.once('exit', () => {
+    for (const cluster of [replica, primary]) {
+      try {
+        cluster.run('pg_ctl', ['-D', cluster.dir, '-m', 'immediate', 'stop']);
+      } catch {
+        // not running
+      }
+    }
+  });
   await primary.init();
   await primary.start();
   await replica.standbyOf(primary);
   await replica.start();
   const base = (url) => url.replace(/\/rewards$/, '');
   process.stdout.write(`BENCH_PG=${base(primary.url)} BENCH_READ_PG=${base(replica.url)}\n`);
-  await new Promise(() => undefined);
+  // Up until a signal: a timer keeps the event loop (a pending promise alone would not).
+  require('node:timers').setInterval(() => undefined, 60_000);
 }
 
 main().catch((error) => {
