@@ -52,8 +52,10 @@ async function scheduledPhase(ctx) {
     if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
   }
   await sendScheduled(key);
-  // The baseline is sends with nothing else going on: the reminder sweep looks once at each new send
-  // (docs/delivery.md, Reminders), and a hundred thousand of them keep it busy for a while after the sends.
+  // The baseline is sends with nothing else going on: with reminder settings the reminder sweep looks once at
+  // each new send (docs/delivery.md, Reminders), and a hundred thousand of them keep it busy for a while after
+  // the sends. This merchant has none, so since sends leave those alone there is nothing to wait for; kept for
+  // a run of the phase against a merchant with settings.
   for (;;) {
     const { rows } = await db.query(`SELECT EXISTS (SELECT 1 FROM rewards WHERE account_id = $1 AND remind_at <= now()) AS looking`, [accountId]);
     if (!rows[0].looking) break;
