@@ -7,6 +7,8 @@
 // without the start-up). Inclusive time of a few named functions is printed with --incl a,b,c.
 const fs = require('node:fs');
 
+const print = (line) => process.stdout.write(`${line}\n`);
+
 const args = process.argv.slice(2);
 const file = args[0];
 const opt = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -77,12 +79,12 @@ for (let i = lo; i <= hi; i++) {
   }
 }
 const pct = (v) => `${((100 * v) / total).toFixed(1).padStart(5)} %  ${(v / 1000).toFixed(0).padStart(7)} ms`;
-console.log(`${file}\nspan ${((times[hi] - times[lo]) / 1e6).toFixed(1)} s, busy ${(total / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s`);
-console.log('\nby module (self time)');
-for (const [k, v] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(v)}  ${k}`);
-console.log('\nby function (self time)');
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(v)}  ${k}`);
+print(`${file}\nspan ${((times[hi] - times[lo]) / 1e6).toFixed(1)} s, busy ${(total / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s`);
+print('\nby module (self time)');
+for (const [k, v] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, top)) print(`${pct(v)}  ${k}`);
+print('\nby function (self time)');
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) print(`${pct(v)}  ${k}`);
 if (incl.length) {
-  console.log('\ninclusive');
-  for (const [k, v] of inclusive) console.log(`${pct(v)}  ${k}`);
+  print('\ninclusive');
+  for (const [k, v] of inclusive) print(`${pct(v)}  ${k}`);
 }

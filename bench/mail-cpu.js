@@ -16,6 +16,7 @@
 // --cpu-prof into <dir>; summarise with `node bench/cpuprofile-summary.js <dir>/<worker's file>`),
 // MAIL_CPU_KEEP=1 (keeps the database). The database and the Redis keys are removed at the end.
 const { spawn, execFile, execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
