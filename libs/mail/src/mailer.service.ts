@@ -22,10 +22,11 @@ export interface OutgoingMail {
  * The relay's connections (docs/delivery.md, Connections to the relay): nodemailer's pool keeps up to
  * `maxConnections` open and sends up to `maxMessages` messages over each before opening a fresh one, so a
  * message costs no TCP connect, greeting and EHLO of its own. A connection the server closed while idle
- * is dropped; one that closes under a message sends that message once more on a fresh connection
- * (`maxRequeues`), then the message fails as an unanswered one does (temporary). Any error on a
- * connection, a refused recipient included, closes it: the next message opens a new one. Query
- * parameters of SMTP_URL (e.g. `?maxConnections=2`) override these.
+ * is dropped. One that breaks under a message fails that message as an unanswered one (temporary), as
+ * without a pool; only when the pool sees the close without an error does it first try the message once
+ * more on a fresh connection (`maxRequeues`). Any error on a connection, a refused recipient included,
+ * closes it: the next message opens a new one. Query parameters of SMTP_URL (e.g. `?maxConnections=2`)
+ * override these.
  */
 export const SMTP_POOL: Pick<SMTPPool.Options, 'maxConnections' | 'maxMessages' | 'connectionTimeout' | 'greetingTimeout' | 'socketTimeout'> & {
   maxRequeues: number;
