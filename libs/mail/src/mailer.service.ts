@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
+import SMTPPool from 'nodemailer/lib/smtp-pool';
 import { APP_CONFIG, AppConfig } from '@app/core';
 
 export interface OutgoingMail {
@@ -18,8 +19,29 @@ export interface OutgoingMail {
 }
 
 /**
- * Sends over SMTP when SMTP_URL is set; otherwise writes each message as an .eml file in
- * MAIL_OUTBOX_DIR (development), the same bytes an SMTP server would get.
+ * The relay's connections (docs/delivery.md, Connections to the relay): nodemailer's pool keeps up to
+ * `maxConnections` open and sends up to `maxMessages` messages over each before opening a fresh one, so a
+ * message costs no TCP connect, greeting and EHLO of its own. A connection the server closed while idle
+ * is dropped. One that breaks under a message fails that message as an unanswered one (temporary), as
+ * without a pool; only when the pool sees the close without an error does it first try the message once
+ * more on a fresh connection (`maxRequeues`). Any error on a connection, a refused recipient included,
+ * closes it: the next message opens a new one. Query parameters of SMTP_URL (e.g. `?maxConnections=2`)
+ * override these.
+ */
+export const SMTP_POOL: Pick<SMTPPool.Options, 'maxConnections' | 'maxMessages' | 'connectionTimeout' | 'greetingTimeout' | 'socketTimeout'> & {
+  maxRequeues: number;
+} = {
+  maxConnections: 5,
+  maxMessages: 100,
+  maxRequeues: 1,
+  connectionTimeout: 10_000,
+  greetingTimeout: 10_000,
+  socketTimeout: 20_000,
+};
+
+/**
+ * Sends over SMTP when SMTP_URL is set, over pooled connections (SMTP_POOL); otherwise writes each
+ * message as an .eml file in MAIL_OUTBOX_DIR (development), the same bytes an SMTP server would get.
  */
 @Injectable()
 export class Mailer implements OnApplicationShutdown {
@@ -29,7 +51,8 @@ export class Mailer implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.transport = config.smtpUrl
-      ? createTransport(config.smtpUrl, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 })
+      ? // The pool is built here: createTransport(object with url) keeps the URL's settings alone.
+        createTransport(new SMTPPool({ ...SMTP_POOL, pool: true, url: config.smtpUrl }))
       : createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     this.fromAddress = /<([^>]+)>/.exec(config.mailFrom)?.[1] ?? config.mailFrom;
   }
