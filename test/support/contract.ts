@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
@@ -7,6 +8,33 @@ import { parse } from 'yaml';
 type Json = Record<string, any>;
 
 export const OPENAPI_PATH = join(__dirname, '..', '..', 'openapi.yaml');
+const PARSED_DIR = join(__dirname, '..', '.generated');
+
+/**
+ * A committed OpenAPI document (openapi.yaml, openapi.dashboard.yaml), parsed. Parsing the YAML took
+ * 0.3-0.5 s of CPU in every test file that checks a response; the parse is kept as JSON in
+ * test/.generated under the SHA-256 of the YAML text it came from, so a file reads it in milliseconds
+ * and a changed document is parsed again (docs/testing.md, "How the tests compile"). The YAML has no
+ * value JSON cannot hold (dates, binary, special numbers): the two give deep-equal documents.
+ */
+export function readOpenApi(path: string): Json {
+  const text = readFileSync(path, 'utf8');
+  const hash = createHash('sha256').update(text).digest('hex');
+  const cached = join(PARSED_DIR, `${basename(path)}.json`);
+  try {
+    const entry = JSON.parse(readFileSync(cached, 'utf8')) as { sha256: string; document: Json };
+    if (entry.sha256 === hash) return entry.document;
+  } catch {
+    // none yet, or another file is writing it: parse it here
+  }
+  const document = parse(text) as Json;
+  // Written aside and renamed: the Jest workers read it while another may be writing it.
+  mkdirSync(PARSED_DIR, { recursive: true });
+  const partial = `${cached}.${process.pid}`;
+  writeFileSync(partial, JSON.stringify({ sha256: hash, document }));
+  renameSync(partial, cached);
+  return document;
+}
 
 let shared: Contract | undefined;
 /** One parsed contract per test file. */
@@ -23,7 +51,7 @@ export class Contract {
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly routes: { method: string; template: string; pattern: RegExp }[] = [];
 
-  constructor(document: Json = parse(readFileSync(OPENAPI_PATH, 'utf8'))) {
+  constructor(document: Json = readOpenApi(OPENAPI_PATH)) {
     this.document = closeObjects(structuredClone(document));
     this.ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(this.ajv);

@@ -1,17 +1,12 @@
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { Contract } from './contract';
+import { Contract, readOpenApi, sharedContract } from './contract';
 import type { ApiResponse } from './api-client';
 
 export const DASHBOARD_OPENAPI_PATH = join(__dirname, '..', '..', 'openapi.dashboard.yaml');
 
 let dashboardContract: Contract | undefined;
-let publicContract: Contract | undefined;
 const contractFor = (path: string) =>
-  path.startsWith('/dashboard/api')
-    ? (dashboardContract ??= new Contract(parse(readFileSync(DASHBOARD_OPENAPI_PATH, 'utf8'))))
-    : (publicContract ??= new Contract());
+  path.startsWith('/dashboard/api') ? (dashboardContract ??= new Contract(readOpenApi(DASHBOARD_OPENAPI_PATH))) : sharedContract();
 
 export interface DashboardRequestOptions {
   body?: unknown;

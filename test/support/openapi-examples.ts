@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { OPENAPI_PATH } from './contract';
+import { OPENAPI_PATH, readOpenApi } from './contract';
 
 type Json = Record<string, any>;
 
@@ -18,7 +16,7 @@ export interface NamedExample {
 
 /** The committed contract, parsed. */
 export function openapiDocument(): Json {
-  return parse(readFileSync(OPENAPI_PATH, 'utf8'));
+  return readOpenApi(OPENAPI_PATH);
 }
 
 /** Every operation of the contract, in document order. */
