@@ -21,7 +21,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('pg');
-const Redis = require('ioredis');
+const { dropDatabase } = require('./service');
 const { SMTPServer } = require('smtp-server');
 
 const ROOT = path.join(__dirname, '..');
@@ -253,24 +253,8 @@ async function main() {
   } finally {
     if (service) await stopService(service);
     await sink.stop();
-    if (!env.MAIL_CPU_KEEP) await cleanUp();
+    if (!env.MAIL_CPU_KEEP) await dropDatabase(DB_NAME, PREFIX);
   }
-}
-
-async function cleanUp() {
-  const admin = new Client({ connectionString: `${PG}/postgres` });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.end();
-  const redis = new Redis(env.REDIS_URL || 'redis://127.0.0.1:6379', { lazyConnect: true });
-  await redis.connect();
-  let cursor = '0';
-  do {
-    const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${PREFIX}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.unlink(keys);
-    cursor = nextCursor;
-  } while (cursor !== '0');
-  redis.disconnect();
 }
 
 main().catch((error) => {

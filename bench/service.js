@@ -139,20 +139,20 @@ async function api(key, method, p, body, headers = {}) {
 }
 
 /**
- * The run's database, and its queues' keys in Redis (QUEUE_PREFIX): a run stops the service with jobs still queued
+ * The run's database, and its queues' keys in Redis (QUEUE_PREFIX; another run's with the arguments): a run stops the service with jobs still queued
  * (a hundred thousand e-mails after the scheduled drain), which would otherwise stay in a shared Redis for good.
  */
-async function dropDatabase() {
+async function dropDatabase(dbName = DB_NAME, queuePrefix = SERVICE_ENV.QUEUE_PREFIX) {
   const admin = new Client({ connectionString: `${PG}/postgres`, application_name: APPLICATION_NAME });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   await admin.end();
   const redis = new Redis(SERVICE_ENV.REDIS_URL || 'redis://127.0.0.1:6379', { lazyConnect: true });
   await redis.connect();
   // SCAN and UNLINK a page at a time: never one long command on a Redis that others use.
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${SERVICE_ENV.QUEUE_PREFIX}:*`, 'COUNT', 1000);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${queuePrefix}:*`, 'COUNT', 1000);
     if (keys.length) await redis.unlink(keys);
     cursor = next;
   } while (cursor !== '0');
