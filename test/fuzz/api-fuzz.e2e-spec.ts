@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { parse } from 'yaml';
+import { WEBHOOK_DNS_RESOLVER } from '@app/webhooks';
 import { OPENAPI_PATH } from '../support/contract';
+import { FakeDns } from '../support/fake-dns';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { choiceReward, fund } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
@@ -224,8 +226,12 @@ describe('API fuzzing (fast-check over openapi.yaml)', () => {
 
   beforeAll(async () => {
     // The rate limits are tested elsewhere; here they would only turn the run into 429s.
-    // No worker runs in this file: the endpoints here are at public names, and are never delivered to (docs/operations.md, "Tests are hermetic").
-    t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000000', REDEMPTION_RATE_LIMIT_PER_MINUTE: '1000000' } });
+    // No worker runs in this file: the endpoints here are at public names, and are never delivered to; names are
+    // answered by the DNS double, never by the machine's resolver (docs/operations.md, "Tests are hermetic").
+    t = await startTestApp({
+      env: { RATE_LIMIT_PER_MINUTE: '1000000', REDEMPTION_RATE_LIMIT_PER_MINUTE: '1000000' },
+      overrides: [{ provide: WEBHOOK_DNS_RESOLVER, useValue: new FakeDns() }],
+    });
     m = await seedMerchant(t);
     await fund(t, m, 1_000_000);
     const reward = await t.api.as(m.key).post('/v1/rewards', choiceReward(5_000));
