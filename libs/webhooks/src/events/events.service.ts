@@ -38,9 +38,9 @@ export class EventsService {
     return new Date(now.getTime() - EVENT_RETENTION_DAYS * DAY_MS);
   }
 
-  /** From the read replica when one serves (docs/scaling.md, Read replica): the cursor and the page in one snapshot. */
+  /** From the read replica when one serves (docs/scaling.md, Read replica); plain statements, as before, on the primary. */
   list(accountId: string, query: EventQuery): Promise<{ events: EventDto[]; hasMore: boolean }> {
-    return this.reads.snapshot((manager) => this.page(manager, accountId, query));
+    return this.reads.read((manager) => this.page(manager, accountId, query));
   }
 
   private async page(manager: EntityManager, accountId: string, query: EventQuery): Promise<{ events: EventDto[]; hasMore: boolean }> {
