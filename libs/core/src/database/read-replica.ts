@@ -150,9 +150,10 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
     return this.config.databaseReadUrl !== null;
   }
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     if (!this.replicated) return;
-    await this.check();
+    // Not awaited: the start never waits on the replica; reads go to the primary until a check finds it serving.
+    void this.check();
     this.timer = setInterval(() => void this.check(), REPLICA_CHECK_INTERVAL_MS);
     this.timer.unref();
   }
