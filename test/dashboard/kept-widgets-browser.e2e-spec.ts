@@ -173,9 +173,13 @@ describe('dashboard: card picker and row Actions menus (Debian chromium)', () =>
     await expectFocus(page, { id: `actions-${id}` });
 
     // The arrow keys reach "Cancel reward…"; it asks first, and "Cancel" in the dialog changes nothing.
+    // Each key waits for the focus the last one moved, as a person does: Radix moves focus into the
+    // menu in an effect after it mounts, and a key pressed before that lands on the trigger.
     await page.keyboard.press('ArrowDown');
     await menu.waitFor();
+    await expectFocus(page, { role: 'menuitem', text: 'Open the reward' });
     await page.keyboard.press('ArrowDown');
+    await expectFocus(page, { role: 'menuitem', text: 'Resend e-mail' });
     await page.keyboard.press('ArrowDown');
     await expectFocus(page, { text: 'Cancel reward…' });
     await page.keyboard.press('Enter');
@@ -188,6 +192,7 @@ describe('dashboard: card picker and row Actions menus (Debian chromium)', () =>
 
     await page.keyboard.press('Enter');
     await menu.waitFor();
+    await expectFocus(page, { role: 'menuitem', text: 'Open the reward' });
     await page.keyboard.press('End');
     await expectFocus(page, { text: 'Cancel reward…' });
     await page.keyboard.press('Enter');
@@ -225,6 +230,7 @@ describe('dashboard: card picker and row Actions menus (Debian chromium)', () =>
     await expect(menu.getByRole('menuitem').allTextContents()).resolves.toEqual(['Pause', 'Send test', 'Rotate secret…', 'Delete endpoint…']);
     await expectAccessible(page, `Webhooks, endpoint Actions menu open (${name})`);
     await expectNoSidewaysScroll(page, `Webhooks, endpoint Actions menu open (${name})`);
+    await expectFocus(page, { role: 'menuitem', text: 'Pause' });
     await page.keyboard.press('Enter');
     await menu.waitFor({ state: 'detached' });
     await card.getByText(/^Paused/).first().waitFor();
