@@ -13,8 +13,13 @@ const BUILD_INTERVAL_MS = 1_000;
 const EXPIRY_INTERVAL_MS = 60_000;
 /** Rows read per statement: one batch is all a build holds of the table. */
 export const REPORT_BATCH_ROWS = 1_000;
-/** The CSV is stored in pieces of about this many bytes (a piece is written once it is this big). */
+/** The CSV is stored in pieces of at most this many bytes (a piece is written once the next text would not fit). */
 export const REPORT_CHUNK_BYTES = 1024 * 1024;
+/**
+ * Rows turned into CSV text at a time: about 40 kB of text, under the size at which V8 puts a string
+ * straight into its large-object space, which only a full collection frees.
+ */
+const CSV_SLICE_ROWS = 250;
 /**
  * A build rests this long for each millisecond it worked (docs/reports.md, Pace): a report is
  * background work, and on a small machine a build at full speed takes the cores that sends need.
@@ -162,7 +167,8 @@ export class ReportBuilder implements OnModuleInit, OnModuleDestroy {
       for await (const batch of source.rows(read, report.account_id, report.filters, REPORT_BATCH_ROWS)) {
         if (this.stopping) throw new BuildStopped();
         rows += batch.length;
-        await pieces.add(csvText(batch));
+        // In slices, so that each text stays small enough for V8's young generation (docs/reports.md, Memory).
+        for (let at = 0; at < batch.length; at += CSV_SLICE_ROWS) await pieces.add(csvText(batch.slice(at, at + CSV_SLICE_ROWS)));
         await rest((performance.now() - started) * REPORT_REST_PER_WORK);
         started = performance.now();
       }
@@ -227,15 +233,15 @@ class BuildStopped extends Error {
 }
 
 /**
- * The CSV of one build attempt written in pieces of about REPORT_CHUNK_BYTES, in order. The batches' text
- * is kept as strings and turned into bytes once per piece: one buffer of about a megabyte per piece,
- * rather than one per batch and their concatenation, which doubled the memory outside the heap that a
- * million-row build leaves for the garbage collector (BENCHMARKS.md, Reports).
+ * The CSV of one build attempt written in pieces of at most REPORT_CHUNK_BYTES, in order. Each batch's
+ * text is encoded at once into one buffer that every piece of the build reuses: the text dies young, and
+ * a build allocates no megabyte-sized string or buffer per piece for the garbage collector to find later
+ * (BENCHMARKS.md, Reports). node-postgres sends a buffer parameter as binary, and the insert is awaited
+ * before the buffer is written again.
  */
 class PieceWriter {
-  private pending: string[] = [];
-  /** UTF-16 length of the pending text: the bytes of an ASCII text, a little under for the rest (the piece's size is only a target). */
-  private pendingLength = 0;
+  private buffer = Buffer.allocUnsafe(REPORT_CHUNK_BYTES);
+  private used = 0;
   private seq = 0;
   private total = 0;
 
@@ -246,24 +252,26 @@ class PieceWriter {
   ) {}
 
   async add(text: string): Promise<void> {
-    this.pending.push(text);
-    this.pendingLength += text.length;
-    if (this.pendingLength >= REPORT_CHUNK_BYTES) await this.flush();
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (this.used + bytes > this.buffer.length && this.used > 0) await this.flush();
+    // A single text larger than a piece (not one of the builder's slices) gets a piece of its own size.
+    if (bytes > this.buffer.length) this.buffer = Buffer.allocUnsafe(bytes);
+    this.used += this.buffer.write(text, this.used, 'utf8');
+    if (this.used === this.buffer.length) await this.flush();
   }
 
   /** Writes what is left; returns the size of the whole CSV. */
   async finish(): Promise<number> {
-    if (this.pendingLength > 0 || this.seq === 0) await this.flush();
+    if (this.used > 0 || this.seq === 0) await this.flush();
     return this.total;
   }
 
   private async flush(): Promise<void> {
-    const data = Buffer.from(this.pending.join(''), 'utf8');
-    this.pending = [];
-    this.pendingLength = 0;
+    const data = this.buffer.subarray(0, this.used);
     await this.dataSource.query(`INSERT INTO report_chunks (report_id, attempt, seq, data) VALUES ($1, $2, $3, $4)`, [this.reportId, this.attempt, this.seq, data]);
     this.seq += 1;
-    this.total += data.length;
+    this.total += this.used;
+    this.used = 0;
   }
 }
 
