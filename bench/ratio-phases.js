@@ -31,12 +31,16 @@ const RATIO_PHASES = [
   },
 ];
 
-/** Runs the pairs (service phase, then its ceiling) REPEATS times and files the medians. */
+/**
+ * Runs the pairs (service phase, then its ceiling) REPEATS times and files the medians. BENCH_ONLY
+ * `ratio` runs just these pairs; `create` runs the service side (and the half-peak phases in run.js),
+ * `ceiling` the replays.
+ */
 async function ratioPhases(ctx, merchants, replay) {
   const runs = Object.fromEntries(RATIO_PHASES.map((p) => [p.key, { service: [], ceiling: [] }]));
   for (let i = 0; i < REPEATS; i++) {
     for (const p of RATIO_PHASES) {
-      if (wanted('create')) runs[p.key].service.push(await createPhase(ctx, `${p.key}#${i + 1}`, p.service(merchants, i), choiceBody));
+      if (wanted('create') || wanted('ratio')) runs[p.key].service.push(await createPhase(ctx, `${p.key}#${i + 1}`, p.service(merchants, i), choiceBody));
       if (replay) {
         const accounts = p.ceiling(merchants, i).map((m) => m.accountId);
         runs[p.key].ceiling.push(await ceilingPhase(ctx, `${p.ceilingName}#${i + 1}`, replay.plan, replay.valuesFor, accounts));

@@ -72,14 +72,14 @@ async function main() {
 
   // The ceiling's script: the SQL of one creation, captured before any load; its per-request values checked at once.
   let replay = null;
-  if (wanted('ceiling')) {
+  if (wanted('ceiling') || wanted('ratio')) {
     const { plan, summary } = await captureCreatePlan(ctx.service, hot);
     results.sqlCapture = summary;
     replay = { plan, valuesFor: compileReplay(plan) };
   }
 
   // 1. CHOICE creation, hot wallet row and 20 merchants, each run followed by its ceiling; then at half of the median peak
-  if (wanted('create') || replay) await ratioPhases(ctx, merchants, replay);
+  if (wanted('create') || wanted('ratio') || replay) await ratioPhases(ctx, merchants, replay);
   if (wanted('create')) {
     const halfOf = (key) => Math.max(1, Math.round(results.phases[key].rps / 2));
     await createPhase(ctx, 'create_choice_1_merchant_half_peak', [hot], choiceBody, { overallRate: halfOf('create_choice_1_merchant') });
