@@ -4,10 +4,11 @@
 // apart do not make an honest ratio. Here each service phase is followed at once by its ceiling
 // phase, the pair is repeated REPEATS times, and the figures are the median of the paired ratios
 // with their spread (lowest–highest).
-const { MERCHANTS, REPEATS, wanted } = require('./config');
+const { MERCHANTS, REPEATS, wanted, log } = require('./config');
 const { choiceBody } = require('./load');
 const { spread, median, round } = require('./numbers');
 const { createPhase } = require('./phases');
+const { PgBouncer } = require('./pooler');
 const { ceilingPhase } = require('./replay');
 
 /**
@@ -38,9 +39,10 @@ const RATIO_PHASES = [
  */
 async function ratioPhases(ctx, merchants, replay) {
   const runs = Object.fromEntries(RATIO_PHASES.map((p) => [p.key, { service: [], ceiling: [] }]));
+  const through = ctx.pooler ? 'pgbouncer' : 'direct';
   for (let i = 0; i < REPEATS; i++) {
     for (const p of RATIO_PHASES) {
-      if (wanted('create') || wanted('ratio')) runs[p.key].service.push(await createPhase(ctx, `${p.key}#${i + 1}`, p.service(merchants, i), choiceBody));
+      if (wanted('create') || wanted('ratio')) runs[p.key].service.push(await servicePhase(ctx, `${p.key}#${i + 1}`, p.service(merchants, i)));
       if (replay) {
         const accounts = p.ceiling(merchants, i).map((m) => m.accountId);
         runs[p.key].ceiling.push(await ceilingPhase(ctx, `${p.ceilingName}#${i + 1}`, replay.plan, replay.valuesFor, accounts));
@@ -50,13 +52,29 @@ async function ratioPhases(ctx, merchants, replay) {
   for (const p of RATIO_PHASES) {
     const { service, ceiling } = runs[p.key];
     const names = (name) => Array.from({ length: REPEATS }, (_, i) => `${name}#${i + 1}`);
-    if (service.length) ctx.results.phases[p.key] = summariseRuns(service, names(p.key));
-    if (ceiling.length) ctx.results.ceiling[p.key] = { ...summariseRuns(ceiling, names(p.ceilingName)), connections: ceiling[0].connections, statementsPerCreate: ceiling[0].statementsPerCreate };
+    if (service.length) ctx.results.phases[p.key] = { ...summariseRuns(service, names(p.key)), through };
+    if (ceiling.length) ctx.results.ceiling[p.key] = { ...summariseRuns(ceiling, names(p.ceilingName)), connections: ceiling[0].connections, statementsPerCreate: ceiling[0].statementsPerCreate, through: 'direct' };
     if (service.length && ceiling.length) {
       const pairs = service.map((s, i) => ({ service: s.rps, ceiling: ceiling[i].rps, ratio: ceiling[i].rps ? round(s.rps / ceiling[i].rps, 2) : null }));
       ctx.results.ratios[p.key] = { ...spread(pairs.map((x) => x.ratio), 2), runs: pairs };
     }
   }
+}
+
+/**
+ * One run of a service phase; behind the pooler, with what went through it during the run, warm-up included (its
+ * transactions and statements, the evidence that the service's traffic did, and how long the service's
+ * clients waited for a server session) filed with the phase.
+ */
+async function servicePhase(ctx, name, merchants) {
+  const before = ctx.pooler ? await ctx.pooler.snapshot() : null;
+  const r = await createPhase(ctx, name, merchants, choiceBody);
+  r.through = ctx.pooler ? 'pgbouncer' : 'direct';
+  if (ctx.pooler) {
+    r.pooler = PgBouncer.difference(before, await ctx.pooler.snapshot());
+    log(`${name}: through pgbouncer ${JSON.stringify(r.pooler)}`);
+  }
+  return r;
 }
 
 /** Repeated runs of one phase as one figure: medians of rate and latency, errors summed, rate spread. */
