@@ -56,7 +56,23 @@ async function ratioPhases(ctx, merchants, replay) {
     if (ceiling.length) ctx.results.ceiling[p.key] = { ...summariseRuns(ceiling, names(p.ceilingName)), connections: ceiling[0].connections, statementsPerCreate: ceiling[0].statementsPerCreate, through: 'direct' };
     if (service.length && ceiling.length) {
       const pairs = service.map((s, i) => ({ service: s.rps, ceiling: ceiling[i].rps, ratio: ceiling[i].rps ? round(s.rps / ceiling[i].rps, 2) : null }));
-      ctx.results.ratios[p.key] = { ...spread(pairs.map((x) => x.ratio), 2), runs: pairs };
+      const ratio = spread(pairs.map((x) => x.ratio), 2);
+      // The readable part first (service req/s, ceiling, ratio: medians of the runs; how each side reached
+      // PostgreSQL), then the fields buildFigures reads (median, min, max, n, runs), as in earlier results files.
+      ctx.results.ratios[p.key] = {
+        serviceRps: ctx.results.phases[p.key].rps,
+        ceilingRps: ctx.results.ceiling[p.key].rps,
+        ratio: ratio.median,
+        ratioMin: ratio.min,
+        ratioMax: ratio.max,
+        pooler: ctx.pooler ? 'pgbouncer' : null,
+        serviceThrough: through,
+        ceilingThrough: 'direct',
+        ...ratio,
+        runs: pairs,
+      };
+      const r = ctx.results.ratios[p.key];
+      log(`${p.key}: ${r.serviceRps} req/s (${through}) ÷ ceiling ${r.ceilingRps} (direct) = ${r.ratio} (${r.ratioMin}–${r.ratioMax}, ${r.n} runs)`);
     }
   }
 }
