@@ -17,6 +17,12 @@ const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'rewards-bench-'));
 const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((g) => g.trim())) : null;
 const REPEATS = Number(env.BENCH_REPEATS || 3);
 if (!Number.isInteger(REPEATS) || REPEATS < 1) throw new Error(`BENCH_REPEATS must be a whole number ≥ 1, not ${env.BENCH_REPEATS}`);
+const POOLER = env.BENCH_POOLER || null;
+if (POOLER !== null && POOLER !== 'pgbouncer') throw new Error(`BENCH_POOLER must be pgbouncer or unset, not ${POOLER}`);
+// 4 × the 2 cores, the top of docs/scaling.md's "2 to 4 × the database server's cores": the serving sessions that work at once
+// (2 to 3 running, a few idle in transaction waiting for the service) plus the lock waiters of a hot wallet row.
+const POOL_SIZE = Number(env.BENCH_POOLER_POOL_SIZE || 8);
+if (!Number.isInteger(POOL_SIZE) || POOL_SIZE < 1) throw new Error(`BENCH_POOLER_POOL_SIZE must be a whole number ≥ 1, not ${env.BENCH_POOLER_POOL_SIZE}`);
 
 const config = {
   ROOT,
@@ -42,6 +48,10 @@ const config = {
   WEBHOOK_RATE: Number(env.BENCH_WEBHOOK_RATE || 0),
   CHOICE_CENTS: 5000,
   ONLY,
+  // BENCH_POOLER=pgbouncer: the service reaches PostgreSQL through a PgBouncer of the bench's own (bench/pooler.js);
+  // DATABASE_URL above stays direct: the bench's own sessions and the ceiling replay never go through it.
+  POOLER,
+  POOL_SIZE,
   // The name the bench's own database sessions carry, so they can be told apart from the service's.
   APPLICATION_NAME: 'rewards-bench',
   /** Extra node flags for the service only (e.g. --trace-gc, which NODE_OPTIONS refuses). */
@@ -52,12 +62,17 @@ const config = {
 /** Whether a phase group runs: all of them, unless BENCH_ONLY names some. */
 config.wanted = (group) => !ONLY || ONLY.has(group);
 
-/** The environment of the service the bench starts: `npm start`'s, with the rate limit lifted. */
+/**
+ * The environment of the service the bench starts: `npm start`'s, with the rate limit lifted. With
+ * BENCH_POOLER, run.js adds the pooler's DATABASE_URL and DATABASE_DIRECT_URL once it has started.
+ */
 config.SERVICE_ENV = {
   ...env,
   PORT: String(PORT),
   PUBLIC_BASE_URL: BASE,
   DATABASE_URL: config.DATABASE_URL,
+  // Direct unless BENCH_POOLER: the same as DATABASE_URL, whatever the caller's environment says (a different one means a pooler).
+  DATABASE_DIRECT_URL: config.DATABASE_URL,
   QUEUE_PREFIX: `bench_${STAMP}`,
   LOG_LEVEL: 'warn',
   RATE_LIMIT_PER_MINUTE: '1000000',

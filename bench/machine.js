@@ -38,12 +38,12 @@ function loadavg() {
 
 /**
  * CPU jiffies: whole machine, and per process (the service, every postgres process, redis, this
- * load generator). Kept per PID, so a backend that exits between two snapshots is left out rather
+ * load generator, the bench's PgBouncer when it runs one). Kept per PID, so a backend that exits between two snapshots is left out rather
  * than subtracted; one that starts in between counts from zero.
  */
-function cpuSnapshot(servicePid) {
+function cpuSnapshot(servicePid, poolerPid = null) {
   const total = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
-  const snap = { total: total.reduce((a, b) => a + b, 0), idle: total[3] + total[4], procs: new Map() };
+  const snap = { total: total.reduce((a, b) => a + b, 0), idle: total[3] + total[4], procs: new Map(), pooler: Boolean(poolerPid) };
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     let stat;
@@ -60,6 +60,7 @@ function cpuSnapshot(servicePid) {
     else if (Number(pid) === process.pid) kind = 'bench';
     else if (comm.startsWith('postgres')) kind = 'postgres';
     else if (comm.startsWith('redis')) kind = 'redis';
+    else if (poolerPid && Number(pid) === poolerPid) kind = 'pooler';
     if (kind) snap.procs.set(`${pid}:${fields[19]}`, { kind, jiffies }); // pid + start time: a reused pid is another process
   }
   return snap;
@@ -67,11 +68,13 @@ function cpuSnapshot(servicePid) {
 
 function cpuDiff(a, b) {
   const total = b.total - a.total || 1;
-  const used = { service: 0, postgres: 0, redis: 0, bench: 0 };
+  const used = { service: 0, postgres: 0, redis: 0, bench: 0, pooler: 0 };
   for (const [key, p] of b.procs) used[p.kind] += p.jiffies - (a.procs.get(key)?.jiffies ?? 0);
   const share = (k) => round((100 * used[k]) / total, 1);
   const busy = round(100 - (100 * (b.idle - a.idle)) / total, 1);
   const parts = { service: share('service'), postgres: share('postgres'), redis: share('redis'), loadGenerator: share('bench') };
+  // The bench's PgBouncer (BENCH_POOLER) gets a share of its own; without one the shape is as before.
+  if (b.pooler) parts.pgbouncer = share('pooler');
   return { busyPct: busy, ...parts, otherPct: round(busy - Object.values(parts).reduce((x, y) => x + y, 0), 1), note: '% of all cores' };
 }
 

@@ -14,10 +14,11 @@ async function measured(ctx, name, fn, { quiesce = true } = {}) {
   const load = loadavg();
   log(`${name}: load ${load.join(' ')}`);
   const servicePid = ctx.service && ctx.service.pid;
-  const cpu0 = cpuSnapshot(servicePid);
+  const poolerPid = ctx.pooler && ctx.pooler.child.pid;
+  const cpu0 = cpuSnapshot(servicePid, poolerPid);
   const waits = waitSampler();
   const out = await fn();
-  const cpu = cpuDiff(cpu0, cpuSnapshot(servicePid));
+  const cpu = cpuDiff(cpu0, cpuSnapshot(servicePid, poolerPid));
   const result = { ...out, loadavg: load, backlogAtStart, cpu, pgWaits: await waits.stop() };
   ctx.results.phases[name] = result;
   log(`${name}: ${JSON.stringify(summaryLine(result))}`);

@@ -25,11 +25,21 @@ const { replayPhase } = require('./replay-phase');
 const { expiryPhase } = require('./expiry-phase');
 const { scheduledPhase } = require('./scheduled-phase');
 const { reportPhase } = require('./report-phase');
+const { startPgBouncer } = require('./pooler');
 
 const ctx = {
   results: {
     startedAt: STARTED.toISOString(),
-    config: { durationS: config.DURATION, warmupS: config.WARMUP, connections: config.CONNECTIONS, merchants: MERCHANTS, choiceValueCents: config.CHOICE_CENTS, repeats: REPEATS },
+    config: {
+      durationS: config.DURATION,
+      warmupS: config.WARMUP,
+      connections: config.CONNECTIONS,
+      merchants: MERCHANTS,
+      choiceValueCents: config.CHOICE_CENTS,
+      repeats: REPEATS,
+      // How the service reached PostgreSQL (BENCH_POOLER); the ceiling replay is always direct.
+      pooler: { mode: 'direct', ceiling: 'direct' },
+    },
     machine: {},
     database: DB_NAME,
     sqlCapture: null,
@@ -41,12 +51,20 @@ const ctx = {
   },
   service: null,
   db: null,
+  pooler: null,
 };
 
 async function main() {
   const { results } = ctx;
   buildIfNeeded();
   results.machine = await describeMachine();
+  // Only the service goes through the pooler: the ceiling is the database's own figure, so the replay and
+  // the bench's own sessions keep config.DATABASE_URL, straight to PostgreSQL.
+  if (config.POOLER) {
+    ctx.pooler = await startPgBouncer();
+    Object.assign(config.SERVICE_ENV, ctx.pooler.serviceEnv());
+    results.config.pooler = ctx.pooler.describe();
+  }
   ctx.service = await Service.start();
   ctx.db = await connect();
 
@@ -72,14 +90,14 @@ async function main() {
 
   // The ceiling's script: the SQL of one creation, captured before any load; its per-request values checked at once.
   let replay = null;
-  if (wanted('ceiling')) {
+  if (wanted('ceiling') || wanted('ratio')) {
     const { plan, summary } = await captureCreatePlan(ctx.service, hot);
     results.sqlCapture = summary;
     replay = { plan, valuesFor: compileReplay(plan) };
   }
 
   // 1. CHOICE creation, hot wallet row and 20 merchants, each run followed by its ceiling; then at half of the median peak
-  if (wanted('create') || replay) await ratioPhases(ctx, merchants, replay);
+  if (wanted('create') || wanted('ratio') || replay) await ratioPhases(ctx, merchants, replay);
   if (wanted('create')) {
     const halfOf = (key) => Math.max(1, Math.round(results.phases[key].rps / 2));
     await createPhase(ctx, 'create_choice_1_merchant_half_peak', [hot], choiceBody, { overallRate: halfOf('create_choice_1_merchant') });
@@ -143,6 +161,7 @@ async function main() {
   if (wanted('issuance')) await issuancePhases(ctx, merchants.slice(2, MERCHANTS), results.config.fixedItem);
 
   await ctx.service.stop();
+  if (ctx.pooler) await ctx.pooler.stop();
   if (replay) results.invariants.push(await invariants(ctx.db, 'after the ceiling replays', merchants.map((m) => m.accountId)));
   await ctx.db.end();
   if (!KEEP_DB) await dropDatabase();
@@ -166,6 +185,7 @@ if (process.argv[2] === '--render') {
         ctx.service.resume();
         ctx.service.child.kill('SIGTERM');
       }
+      if (ctx.pooler) ctx.pooler.stopNow();
       process.exit(1);
     });
   }
@@ -173,6 +193,11 @@ if (process.argv[2] === '--render') {
     log(`FAILED: ${error.stack || error}`);
     try {
       if (ctx.service) await ctx.service.stop();
+    } catch {
+      // already gone
+    }
+    try {
+      if (ctx.pooler) await ctx.pooler.stop();
     } catch {
       // already gone
     }
