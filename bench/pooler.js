@@ -8,10 +8,10 @@
 // figure. The ini follows test/support/private-pgbouncer.ts.
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('pg');
+const { freePort, portOpen } = require('../scripts/chaos/cluster');
 const { PG, TMP, DB_NAME, DATABASE_URL, POOL_SIZE, APPLICATION_NAME, log, sleep } = require('./config');
 
 /** The login of the service's pooled sessions: as test/support/private-pgbouncer.ts (roles are global, so both share it). */
@@ -165,7 +165,7 @@ async function startPgBouncer() {
   fs.closeSync(out);
   const pooler = new PgBouncer({ port, dir, child, version });
   const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
+  while (!(await portOpen(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await pooler.stop();
       throw new Error(`pgbouncer did not start; see ${pooler.logFile}`);
@@ -197,28 +197,6 @@ async function ensurePooledUser() {
   } finally {
     await client.end();
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function accepts(port) {
-  return new Promise((resolve) => {
-    const socket = net.createConnection(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 module.exports = { startPgBouncer, PgBouncer, POOLED_USER };
