@@ -43,11 +43,13 @@ async function seedRewards(db, accountId, tag, count) {
                             recipient_first_name, source, external_id, brand_name, reward_name, redeemed_at, created_at, campaign)
        SELECT 'rw_' || $2 || lpad(g::text, 8, '0'), $1, 'CHOICE', s.status, 5000, CASE WHEN s.status = 'SENT' THEN 5000 ELSE 0 END, 'USD',
               'recipient' || g || '@example.test', 'Recipient', 'api', 'order-' || g, 'Bench brand', 'Bench card',
-              CASE WHEN s.status = 'REDEEMED' THEN now() END, now() - make_interval(secs => $4 - g),
+              CASE WHEN s.status = 'REDEEMED' THEN now() END, now() - make_interval(secs => $5 - g),
               'campaign-' || (g % 10)
          FROM generate_series($3::int, $4::int) AS g
          CROSS JOIN LATERAL (SELECT (ARRAY['SENT', 'REDEEMED', 'CANCELED', 'EXPIRED'])[1 + g % 4] AS status) AS s`,
-      [accountId, tag, from, to],
+      // $5, not $4: the age counts from the last reward of the whole seed, not of the chunk (which made every
+      // chunk cover the same last 28 hours, ten rewards a second at a million, instead of one).
+      [accountId, tag, from, to, count],
     );
     // A quarter of the rewards (REDEEMED ones) have an ISSUED card, its credentials sealed per card.
     const cardIds = [];

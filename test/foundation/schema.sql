@@ -2001,6 +2001,13 @@ CREATE INDEX reward_events_reward_idx ON public.reward_events USING btree (rewar
 
 
 --
+-- Name: rewards_account_campaign_created_idx; Type: INDEX; Schema: public; Owner: rewards_owner
+--
+
+CREATE INDEX rewards_account_campaign_created_idx ON public.rewards USING btree (account_id, campaign, created_at) INCLUDE (status, type, currency) WHERE (campaign IS NOT NULL);
+
+
+--
 -- Name: rewards_account_campaign_idx; Type: INDEX; Schema: public; Owner: rewards_owner
 --
 

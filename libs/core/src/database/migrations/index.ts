@@ -14,6 +14,7 @@ import { RewardReminders1764810000000 } from './1764810000000-reward-reminders';
 import { RewardSms1764820000000 } from './1764820000000-reward-sms';
 import { RewardSearch1764840000000 } from './1764840000000-reward-search';
 import { MailJobsPendingByReward1764850000000 } from './1764850000000-mail-jobs-pending-by-reward';
+import { CampaignCreated1764860000000 } from './1764860000000-campaign-created';
 
 /**
  * Every migration, in order. A new migration is added here as well as in its own file.
@@ -40,4 +41,5 @@ export const MIGRATIONS = [
   RewardSms1764820000000,
   RewardSearch1764840000000,
   MailJobsPendingByReward1764850000000,
+  CampaignCreated1764860000000,
 ];
