@@ -10,8 +10,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * minutes of one campaign fetched 5,750 rows for 572 matches. With it the range is an index
  * condition under the campaign, so the page fetches the campaign's matches only and its total is
  * counted from the index alone; a long range still pages along `(account_id, campaign, seq)`
- * newest first, and counts here instead of over the whole range (bench/ANALYSIS.md, Campaign and
- * date range at a million rewards).
+ * newest first, and counts here instead of over the whole range (BENCHMARKS.md, Dated list pages at
+ * 1,000,000 rewards after the campaign-and-range index).
  */
 export class CampaignCreated1764860000000 implements MigrationInterface {
   name = 'CampaignCreated1764860000000';
