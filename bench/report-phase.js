@@ -1,8 +1,8 @@
 'use strict';
 // A CSV report of a large account (docs/reports.md): one merchant seeded in SQL with
 // BENCH_REPORT_REWARDS rewards (default 1,000,000, the scale phase's seed), a rewards report of all
-// of them built by the service's worker while a client keeps sending (to another merchant) at a
-// steady rate. Reports the build time, the service process's RSS during the build (the worker runs on
+// of them built by the service's worker while a client keeps sending to that same merchant at a
+// steady rate (the issue's target is about that merchant's own sends). Reports the build time, the service process's RSS during the build (the worker runs on
 // a thread of that process under `npm start`, so its memory is the process's), and the send latency
 // without a report running and while one is built.
 const fs = require('node:fs');
@@ -57,7 +57,8 @@ async function replicaRowsRead() {
 async function reportPhase(ctx) {
   const { db, results, service } = ctx;
   const big = await merchant('Bench report big');
-  const sender = await merchant('Bench report sender');
+  // The merchant whose report is built is the one that sends: its wallet row and its rewards are what a build could slow.
+  const sender = big;
   for (let t = 0; t < 2; t++) {
     const res = await api(sender.key, 'POST', '/v1/topups', { amountCents: 100_000_000 });
     if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
@@ -87,11 +88,13 @@ async function reportPhase(ctx) {
     await baseline;
 
     const replicaRowsBefore = await replicaRowsRead();
+    const rewardsOf = async () => Number((await db.query('SELECT count(*) AS n FROM rewards WHERE account_id = $1', [big.accountId])).rows[0].n);
+    const rewardsAtRequest = await rewardsOf();
     const requested = await api(big.key, 'POST', '/v1/reports', { type: 'rewards', filters: {} });
     if (requested.status !== 202) throw new Error(`report: request answered ${requested.status} ${JSON.stringify(requested.body)}`);
     const id = requested.body.report.id;
     const startedAt = Date.now();
-    log(`report: ${id} requested for ${ROWS} rewards; sending ${rate}/s meanwhile`);
+    log(`report: ${id} requested for ${rewardsAtRequest} rewards; sending ${rate}/s to the same merchant meanwhile`);
     let report = null;
     let doneAt = Infinity;
     let rssMax = rssBefore;
@@ -118,7 +121,9 @@ async function reportPhase(ctx) {
     // The sends made while the report was being built (the last slice may run on past its end).
     const during = sent.filter(([at]) => at >= startedAt && at <= doneAt);
     if (!report || report.status !== 'COMPLETED') throw new Error(`report: ${id} did not complete in ${MAX_BUILD_S} s (${JSON.stringify(report)})`);
-    if (report.rowCount !== ROWS) throw new Error(`report: ${report.rowCount} rows, ${ROWS} seeded`);
+    // The seeded rows and the sends before the request, and perhaps a few sent before its first batch was read.
+    const rewardsAtEnd = await rewardsOf();
+    if (report.rowCount < rewardsAtRequest || report.rowCount > rewardsAtEnd) throw new Error(`report: ${report.rowCount} rows, ${rewardsAtRequest} rewards at the request and ${rewardsAtEnd} at the end`);
     const buildS = round((Date.parse(report.completedAt) - Date.parse(requested.body.report.createdAt)) / 1000, 2);
     const csv = await downloadedBytes(big.key, id);
     const sendStats = (xs) => ({ ...stats(xs.map(([, ms]) => ms)), errors: xs.filter(([, , ok]) => !ok).length });
