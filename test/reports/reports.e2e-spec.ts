@@ -1,7 +1,7 @@
 import Papa from 'papaparse';
 import { DataSource } from 'typeorm';
 import { Sweepers } from '@app/core';
-import { REPORT_BUILD_SWEEP, REPORT_EXPIRY_SWEEP } from '@app/reports';
+import { REPORT_BUILD_SWEEP, REPORT_CHUNK_BYTES, REPORT_EXPIRY_SWEEP } from '@app/reports';
 import { eventually } from '../support/processes';
 import { connect, registerApp } from '../support/oauth';
 import { catalogPicks, choiceReward, fixedReward } from '../support/rewards';
@@ -173,6 +173,37 @@ describe('Reports', () => {
     expect(rows).toHaveLength(count);
     expect(rows.map((row) => row.id)).toEqual(Array.from({ length: count }, (_, i) => `rw_big${String(count - i).padStart(6, '0')}`));
     expect(rows[0]).toMatchObject({ recipientFirstName: `Ré ${count}`, message: `${'x'.repeat(990)}, "${count}"` });
+  });
+
+  it('rows with very long fields: the slice larger than a piece is stored alone, and the pieces after it are back to the standard size', async () => {
+    const m = await seedMerchant(t);
+    // The newest 250 rows (one CSV slice) carry 6,000-character messages, 1.5 MB together, more than a piece;
+    // 2,500 older rows carry 500-character ones, about 1.6 MB: two pieces or more once the large slice is out.
+    await db.query(
+      `INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email,
+                            recipient_first_name, source, message, created_at)
+       SELECT 'rw_long' || lpad(g::text, 6, '0'), $1, 'CHOICE', 'SENT', 100, 100, 'USD', 'r' || g || '@example.test', 'R', 'api',
+              repeat(CASE WHEN g > 2500 THEN 'y' ELSE 'z' END, CASE WHEN g > 2500 THEN 6000 ELSE 500 END), now() - make_interval(secs => 3000 - g)
+         FROM generate_series(1, 2750) AS g`,
+      [m.accountId],
+    );
+    const report = await request(m, { type: 'rewards' });
+    expect((await built(m, report.id)).rowCount).toBe(2750);
+    const pieces: { seq: number; bytes: number }[] = await db.query(
+      `SELECT seq, octet_length(data) AS bytes FROM report_chunks WHERE report_id = $1 ORDER BY seq`,
+      [report.id],
+    );
+    // One piece holds the large slice alone (the header line before it went out as a piece of its own);
+    // every other piece, the two or more after it included, has at most the standard size.
+    const large = pieces.filter((piece) => piece.bytes > REPORT_CHUNK_BYTES);
+    expect(large).toHaveLength(1);
+    expect(large[0].bytes).toBeGreaterThan(250 * 6000);
+    expect(pieces.filter((piece) => piece.seq > large[0].seq).length).toBeGreaterThanOrEqual(2);
+    const { rows } = await download(m, report.id);
+    expect(rows).toHaveLength(2750);
+    expect(rows[0]).toMatchObject({ id: 'rw_long002750', message: 'y'.repeat(6000) });
+    expect(rows[250]).toMatchObject({ id: 'rw_long002500', message: 'z'.repeat(500) });
+    expect(rows[2749].id).toBe('rw_long000001');
   });
 
   it('a build whose worker died is taken over once its lease has run out, and starts over; a live lease is left alone, and the download is 422 until it completes', async () => {

@@ -233,7 +233,9 @@ class BuildStopped extends Error {
 }
 
 /**
- * The CSV of one build attempt written in pieces of at most REPORT_CHUNK_BYTES, in order. Each batch's
+ * The CSV of one build attempt written in pieces of at most REPORT_CHUNK_BYTES, in order; only a slice
+ * whose own text is larger (rows with very long fields) makes a piece of that slice alone, after which
+ * the pieces are back to the standard size. Each batch's
  * text is encoded at once into one buffer that every piece of the build reuses: the text dies young, and
  * a build allocates no megabyte-sized string or buffer per piece for the garbage collector to find later
  * (BENCHMARKS.md, Reports). node-postgres sends a buffer parameter as binary, and the insert is awaited
@@ -272,6 +274,8 @@ class PieceWriter {
     this.seq += 1;
     this.total += this.used;
     this.used = 0;
+    // A piece grown for one large slice is not kept: the next pieces have the standard size again.
+    if (this.buffer.length !== REPORT_CHUNK_BYTES) this.buffer = Buffer.allocUnsafe(REPORT_CHUNK_BYTES);
   }
 }
 
