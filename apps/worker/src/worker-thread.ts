@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { parentPort, workerData } from 'node:worker_threads';
-import { type FromWorkerThread, type ToWorkerThread, unhandledMessage, type WorkerThreadData } from '@app/core';
+import { type FromWorkerThread, lowerThisThreadPriority, type ToWorkerThread, unhandledMessage, type WorkerThreadData } from '@app/core';
 import { RewardJobs, type RewardWork } from '@app/rewards';
 import { WebhookRelay } from '@app/webhooks';
 import { WorkerAppModule } from './worker-app.module';
@@ -17,8 +17,14 @@ async function main(): Promise<void> {
   const port = parentPort!;
   const { config } = workerData as WorkerThreadData;
   const send = (message: FromWorkerThread) => port.postMessage(message);
+  // Requests first: when this thread's jobs and the request thread both want the CPU, the scheduler
+  // favours the requests (docs/operations.md, Processes).
+  const priority = lowerThisThreadPriority(config.workerThreadNice);
   const app = await NestFactory.createApplicationContext(WorkerAppModule.register(config), { bufferLogs: true });
-  app.useLogger(app.get(Logger));
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  if (priority.lowered) logger.log(`worker thread runs below the request thread: task ${priority.tid}, nice ${priority.from} → ${priority.to}`, 'WorkerThread');
+  else if (config.workerThreadNice > 0) logger.warn(`worker thread priority left as the process has it: ${priority.reason}`, 'WorkerThread');
   await app.init();
   const jobs = app.get(RewardJobs);
   const relay = app.get(WebhookRelay);

@@ -39,6 +39,7 @@ export * from './database/rows';
 export * from './database/pg-notifications';
 export * from './database/statement';
 export * from './database/row-lease';
+export * from './worker-thread/thread-priority';
 export * from './worker-thread/worker-thread-protocol';
 export * from './database/entity-row';
 export * from './metrics/metrics';

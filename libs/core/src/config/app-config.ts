@@ -37,6 +37,11 @@ export interface AppConfig {
   redisUrl: string;
   queuePrefix: string;
   runWorkers: boolean;
+  /**
+   * How many nice levels below the process the worker thread of `npm start` runs (WORKER_THREAD_NICE),
+   * so that requests come first when both want the CPU (docs/operations.md, Processes).
+   */
+  workerThreadNice: number;
   paymentsMode: PaymentsMode;
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
@@ -235,6 +240,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
     queuePrefix,
     runWorkers: boolean(env, 'RUN_WORKERS', true),
+    workerThreadNice: integer(env, 'WORKER_THREAD_NICE', 10, 0, 19),
     paymentsMode,
     stripeSecretKey,
     stripeWebhookSecret,
