@@ -17,8 +17,8 @@ async function main(): Promise<void> {
   const port = parentPort!;
   const { config } = workerData as WorkerThreadData;
   const send = (message: FromWorkerThread) => port.postMessage(message);
-  // Requests first: when this thread's jobs and the request thread both want the CPU, the scheduler
-  // favours the requests (docs/operations.md, Processes).
+  // WORKER_THREAD_NICE > 0: when this thread's jobs and the request thread both want the CPU, the
+  // scheduler favours the requests (docs/operations.md, Processes; off by default).
   const priority = lowerThisThreadPriority(config.workerThreadNice);
   const app = await NestFactory.createApplicationContext(WorkerAppModule.register(config), { bufferLogs: true });
   const logger = app.get(Logger);

@@ -19,7 +19,7 @@ describe('loadConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       queuePrefix: 'rewards',
       runWorkers: true,
-      workerThreadNice: 10,
+      workerThreadNice: 0,
       paymentsMode: 'fake',
       supplier: 'sandbox',
       supplierTimeoutMs: 10000,

@@ -38,8 +38,8 @@ export interface AppConfig {
   queuePrefix: string;
   runWorkers: boolean;
   /**
-   * How many nice levels below the process the worker thread of `npm start` runs (WORKER_THREAD_NICE),
-   * so that requests come first when both want the CPU (docs/operations.md, Processes).
+   * How many nice levels below the process the worker thread of `npm start` runs (WORKER_THREAD_NICE;
+   * 0, off, by default: docs/operations.md, Processes, says what the bench measured either way).
    */
   workerThreadNice: number;
   paymentsMode: PaymentsMode;
@@ -240,7 +240,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
     queuePrefix,
     runWorkers: boolean(env, 'RUN_WORKERS', true),
-    workerThreadNice: integer(env, 'WORKER_THREAD_NICE', 10, 0, 19),
+    workerThreadNice: integer(env, 'WORKER_THREAD_NICE', 0, 0, 19),
     paymentsMode,
     stripeSecretKey,
     stripeWebhookSecret,
