@@ -39,6 +39,8 @@ const ctx = {
       repeats: REPEATS,
       // How the service reached PostgreSQL (BENCH_POOLER); the ceiling replay is always direct.
       pooler: { mode: 'direct', ceiling: 'direct' },
+      // The worker thread's nice levels below the request thread (the service's WORKER_THREAD_NICE; docs/operations.md).
+      workerThreadNice: config.SERVICE_ENV.WORKER_THREAD_NICE ?? '0 (default)',
     },
     machine: {},
     database: DB_NAME,
