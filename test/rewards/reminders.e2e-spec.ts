@@ -62,6 +62,16 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
   };
   /** The clock at `ms` after the reward's delivery (its sentAt, written when it was sent). */
   const atSentPlus = (sent: { reward: { sentAt: string } }, ms: number) => clock.freeze(new Date(new Date(sent.reward.sentAt).getTime() + ms));
+  /**
+   * The reward's own e-mail is out and recorded. The sink has the message a moment before the mail worker
+   * records it, in a transaction that locks the reward's row; a sweep in that moment passes the reward by
+   * (SKIP LOCKED) and leaves it to the next one, so a test that sweeps once waits for this first.
+   */
+  const delivered = async (id: string) =>
+    eventually(async () => {
+      const jobs: { status: string }[] = await dataSource.query(`SELECT status FROM mail_jobs WHERE reward_id = $1 AND kind = 'reward'`, [id]);
+      return jobs.length > 0 && jobs.every((job) => job.status !== 'PENDING');
+    });
   /** Every reminder e-mail planned is out (or skipped): none left pending. */
   const settled = async (id: string) => eventually(async () => (await mailJobs(id)).every((job: { status: string }) => job.status !== 'PENDING'));
 
@@ -117,6 +127,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     const sent = await send(choiceReward(1_000, { recipient: to, externalId: 'remind-after' }));
     const id = sent.reward.id;
     await smtp.waitFor((mail) => mail.to.includes(to.email));
+    await delivered(id);
 
     // Not due yet.
     await sweep();
@@ -162,6 +173,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     const sent = await send(choiceReward(2_000, { recipient: to, expiresAt }));
     const id = sent.reward.id;
     await smtp.waitFor((mail) => mail.to.includes(to.email));
+    await delivered(id);
 
     // 8 days on, the 1- and 3-day reminders and the one 2 days before expiry are all due: one e-mail, the last due.
     clock.freeze(new Date(new Date(expiresAt).getTime() - 2 * DAY + 1_000));
