@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { type AppConfig, type FromWorkerThread, type ToWorkerThread, unhandledMessage, type WorkerThreadData } from '@app/core';
@@ -49,7 +50,11 @@ class WorkerThreadRewardJobs extends RewardJobs {
  * runs. If the thread dies later, `onFatal` is called: a service that silently stopped issuing
  * cards, sending e-mail or delivering webhooks is worse than one a supervisor restarts.
  */
-export function startWorkerThread(config: AppConfig, onFatal: (error: Error) => void): Promise<WorkerThread> {
+export async function startWorkerThread(config: AppConfig, onFatal: (error: Error) => void): Promise<WorkerThread> {
+  // A new thread inherits the nice value of the thread that creates it, and libuv creates its pool (file
+  // access, DNS, password hashing for every thread of the process) on first use. With WORKER_THREAD_NICE the
+  // pool must not be created by the lowered worker thread: use it once here first, from this thread.
+  if (config.workerThreadNice > 0) await access(__filename);
   const data: WorkerThreadData = { config };
   const worker = new Worker(THREAD_ENTRY, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: WORKER_THREAD_OLD_GENERATION_MB } });
   const post = (message: ToWorkerThread<RewardWork>) => worker.postMessage(message);
