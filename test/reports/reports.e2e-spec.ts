@@ -179,6 +179,8 @@ describe('Reports', () => {
     const m = await seedMerchant(t);
     // The newest 250 rows (one CSV slice) carry 6,000-character messages, 1.5 MB together, more than a piece;
     // 2,500 older rows carry 500-character ones, about 1.6 MB: two pieces or more once the large slice is out.
+    // Written in SQL: the API caps a message at 1,000 characters, but a slice of long multi-byte text, or a
+    // longer column of a later version, can still pass 1 MB.
     await db.query(
       `INSERT INTO rewards (id, account_id, type, status, face_value_cents, remaining_value_cents, currency, recipient_email,
                             recipient_first_name, source, message, created_at)

@@ -233,16 +233,16 @@ class BuildStopped extends Error {
 }
 
 /**
- * The CSV of one build attempt written in pieces of at most REPORT_CHUNK_BYTES, in order; only a slice
- * whose own text is larger (rows with very long fields) makes a piece of that slice alone, after which
- * the pieces are back to the standard size. Each batch's
+ * The CSV of one build attempt written in pieces of at most REPORT_CHUNK_BYTES, in order. Each batch's
  * text is encoded at once into one buffer that every piece of the build reuses: the text dies young, and
  * a build allocates no megabyte-sized string or buffer per piece for the garbage collector to find later
  * (BENCHMARKS.md, Reports). node-postgres sends a buffer parameter as binary, and the insert is awaited
- * before the buffer is written again.
+ * before the buffer is written again. The one exception is a slice whose own text is larger than a piece
+ * (rows with very long or many multi-byte fields): it is written as a piece of its own, encoded for that
+ * piece alone, and the shared buffer is left as it was (docs/reports.md, Where the file is kept).
  */
 class PieceWriter {
-  private buffer = Buffer.allocUnsafe(REPORT_CHUNK_BYTES);
+  private readonly buffer = Buffer.allocUnsafe(REPORT_CHUNK_BYTES);
   private used = 0;
   private seq = 0;
   private total = 0;
@@ -256,8 +256,10 @@ class PieceWriter {
   async add(text: string): Promise<void> {
     const bytes = Buffer.byteLength(text, 'utf8');
     if (this.used + bytes > this.buffer.length && this.used > 0) await this.flush();
-    // A single text larger than a piece (not one of the builder's slices) gets a piece of its own size.
-    if (bytes > this.buffer.length) this.buffer = Buffer.allocUnsafe(bytes);
+    if (bytes > this.buffer.length) {
+      await this.insert(Buffer.from(text, 'utf8'));
+      return;
+    }
     this.used += this.buffer.write(text, this.used, 'utf8');
     if (this.used === this.buffer.length) await this.flush();
   }
@@ -269,13 +271,14 @@ class PieceWriter {
   }
 
   private async flush(): Promise<void> {
-    const data = this.buffer.subarray(0, this.used);
+    await this.insert(this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  private async insert(data: Buffer): Promise<void> {
     await this.dataSource.query(`INSERT INTO report_chunks (report_id, attempt, seq, data) VALUES ($1, $2, $3, $4)`, [this.reportId, this.attempt, this.seq, data]);
     this.seq += 1;
-    this.total += this.used;
-    this.used = 0;
-    // A piece grown for one large slice is not kept: the next pieces have the standard size again.
-    if (this.buffer.length !== REPORT_CHUNK_BYTES) this.buffer = Buffer.allocUnsafe(REPORT_CHUNK_BYTES);
+    this.total += data.length;
   }
 }
 
