@@ -54,7 +54,8 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
   const sweep = () => worker.app.get(RewardBackgroundJobs).sendDueReminders();
   const remindersTo = (email: string) => smtp.messages.filter((mail) => mail.to.includes(email) && /^Reminder:/.test(mail.subject));
   const remindedEvents = async (id: string) => (await reward(id)).events.filter((e: { type: string }) => e.type === 'reward.reminded');
-  const mailJobs = (id: string) => dataSource.query(`SELECT kind, status FROM mail_jobs WHERE reward_id = $1 AND kind = 'reminder'`, [id]);
+  const mailJobs = (id: string, kind: 'reminder' | 'reward' = 'reminder') =>
+    dataSource.query(`SELECT kind, status FROM mail_jobs WHERE reward_id = $1 AND kind = $2`, [id, kind]);
   const send = async (body: Record<string, unknown>) => {
     const res = await api().post('/v1/rewards', body);
     expect(res.status).toBe(201);
@@ -63,17 +64,13 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
   /** The clock at `ms` after the reward's delivery (its sentAt, written when it was sent). */
   const atSentPlus = (sent: { reward: { sentAt: string } }, ms: number) => clock.freeze(new Date(new Date(sent.reward.sentAt).getTime() + ms));
   /**
-   * The reward's own e-mail is out and recorded. The sink has the message a moment before the mail worker
-   * records it, in a transaction that locks the reward's row; a sweep in that moment passes the reward by
-   * (SKIP LOCKED) and leaves it to the next one, so a test that sweeps once waits for this first.
+   * Every e-mail of that kind is out (or skipped): none left pending. For the reward's own e-mail: the sink
+   * has the message a moment before the mail worker records it, in a transaction that locks the reward's
+   * row, and a sweep in that moment passes the reward by (SKIP LOCKED) until the next one; a test that
+   * sweeps once waits for `settled(id, 'reward')` first.
    */
-  const delivered = async (id: string) =>
-    eventually(async () => {
-      const jobs: { status: string }[] = await dataSource.query(`SELECT status FROM mail_jobs WHERE reward_id = $1 AND kind = 'reward'`, [id]);
-      return jobs.length > 0 && jobs.every((job) => job.status !== 'PENDING');
-    });
-  /** Every reminder e-mail planned is out (or skipped): none left pending. */
-  const settled = async (id: string) => eventually(async () => (await mailJobs(id)).every((job: { status: string }) => job.status !== 'PENDING'));
+  const settled = async (id: string, kind: 'reminder' | 'reward' = 'reminder') =>
+    eventually(async () => (await mailJobs(id, kind)).every((job: { status: string }) => job.status !== 'PENDING'));
 
   it('settings: the default is none; PUT replaces them, audited; GET reads them back', async () => {
     const other = await seedMerchant(t);
@@ -127,7 +124,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     const sent = await send(choiceReward(1_000, { recipient: to, externalId: 'remind-after' }));
     const id = sent.reward.id;
     await smtp.waitFor((mail) => mail.to.includes(to.email));
-    await delivered(id);
+    await settled(id, 'reward');
 
     // Not due yet.
     await sweep();
@@ -173,7 +170,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     const sent = await send(choiceReward(2_000, { recipient: to, expiresAt }));
     const id = sent.reward.id;
     await smtp.waitFor((mail) => mail.to.includes(to.email));
-    await delivered(id);
+    await settled(id, 'reward');
 
     // 8 days on, the 1- and 3-day reminders and the one 2 days before expiry are all due: one e-mail, the last due.
     clock.freeze(new Date(new Date(expiresAt).getTime() - 2 * DAY + 1_000));
