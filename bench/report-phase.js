@@ -56,11 +56,10 @@ async function replicaRowsRead() {
 
 async function reportPhase(ctx) {
   const { db, results, service } = ctx;
+  // The merchant whose report is built is also the one that sends: its wallet row and its rewards are what a build could slow.
   const big = await merchant('Bench report big');
-  // The merchant whose report is built is the one that sends: its wallet row and its rewards are what a build could slow.
-  const sender = big;
   for (let t = 0; t < 2; t++) {
-    const res = await api(sender.key, 'POST', '/v1/topups', { amountCents: 100_000_000 });
+    const res = await api(big.key, 'POST', '/v1/topups', { amountCents: 100_000_000 });
     if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
   }
   await seedRewards(db, big.accountId, 'rpt', ROWS);
@@ -68,7 +67,7 @@ async function reportPhase(ctx) {
 
   // The send rate: half of the measured single-merchant peak, or of a short peak taken here.
   let peak = results.phases.create_choice_1_merchant?.rps;
-  if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([sender], choiceBody) })).rps;
+  if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([big], choiceBody) })).rps;
   const rate = Math.max(1, Math.round(peak / 2));
 
   await measured(ctx, 'report_rewards', async () => {
@@ -83,7 +82,7 @@ async function reportPhase(ctx) {
         await sleep(RSS_EVERY_MS);
       }
     })();
-    const without = (await paced([sender], choiceBody, rate, DURATION, { samples: true })).samples;
+    const without = (await paced([big], choiceBody, rate, DURATION, { samples: true })).samples;
     sendingAlone = false;
     await baseline;
 
@@ -115,7 +114,7 @@ async function reportPhase(ctx) {
     const sent = [];
     while (!report && Date.now() - startedAt < MAX_BUILD_S * 1000) {
       // A loop, not push(...): a spread of many samples into a call can overflow the stack.
-      for (const sample of (await paced([sender], choiceBody, rate, SLICE_S, { samples: true })).samples) sent.push(sample);
+      for (const sample of (await paced([big], choiceBody, rate, SLICE_S, { samples: true })).samples) sent.push(sample);
     }
     await watcher;
     // The sends made while the report was being built (the last slice may run on past its end).
