@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -148,6 +148,30 @@ describe('start-up', () => {
     } finally {
       child.kill('SIGKILL');
       rmSync(outbox, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('WORKER_THREAD_NICE (docs/operations.md, Processes)', () => {
+  /** The nice value of every task (thread) of a process, as the kernel's scheduler sees them. */
+  const niceOfTasks = (pid: number) =>
+    readdirSync(`/proc/${pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+
+  // Threads have nice values of their own on Linux only.
+  (existsSync('/proc/thread-self') ? it : it.skip)('npm start lowers its worker thread alone; the request thread and the shared threads (libuv pool, V8) keep the process’s priority, and it serves', async () => {
+    const port = await freePort();
+    const child = spawnBuilt('api', [], { ...env(), QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-nice`, PORT: String(port), RUN_WORKERS: 'true', WORKER_THREAD_NICE: '5' });
+    try {
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200 || undefined, 30_000);
+      const base = niceOfTasks(child.pid!)[0]; // the first task is the process's main thread: the request thread
+      const nices = niceOfTasks(child.pid!);
+      expect(nices.filter((nice) => nice !== base)).toEqual([Math.min(19, base + 5)]);
+      expect(nices.length).toBeGreaterThan(5);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 });
