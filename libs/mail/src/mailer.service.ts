@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { connect as tcpConnect, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
@@ -40,6 +41,34 @@ export const SMTP_POOL: Pick<SMTPPool.Options, 'maxConnections' | 'maxMessages' 
 };
 
 /**
+ * Opens the TCP connection that nodemailer's pool then speaks SMTP over (and TLS, for `smtps://` or
+ * STARTTLS), with Nagle's algorithm off (docs/delivery.md, Connections to the relay). nodemailer writes
+ * a message's body in many small writes; with Nagle on, the kernel holds each one until the relay has
+ * acknowledged the one before, and a relay acknowledges data it has no reply to only when its
+ * delayed-ACK timer fires (40 ms on Linux): every message waited for it. Host and port default as
+ * nodemailer's own connect does. A failure to connect, or no connection within `connectionTimeout`,
+ * fails the message as unanswered (temporary), as nodemailer's own connect did.
+ */
+export function connectToRelay(
+  options: Pick<SMTPPool.Options, 'host' | 'port' | 'secure' | 'localAddress' | 'connectionTimeout'>,
+  callback: (error: Error | null, socketOptions?: { connection: Socket }) => void): void {
+  const port = Number(options.port) || (options.secure ? 465 : 587);
+  const socket = tcpConnect({ host: options.host || 'localhost', port, localAddress: options.localAddress, noDelay: true, keepAlive: true });
+  const settle = (error?: Error): void => {
+    clearTimeout(timer);
+    socket.off('connect', settle).off('error', settle);
+    if (!error) return callback(null, { connection: socket });
+    socket.destroy();
+    callback(error);
+  };
+  const timer = setTimeout(
+    () => settle(Object.assign(new Error(`Connection timeout to ${options.host || 'localhost'}:${port}`), { code: 'ETIMEDOUT' })),
+    options.connectionTimeout ?? SMTP_POOL.connectionTimeout,
+  );
+  socket.once('connect', settle).once('error', settle);
+}
+
+/**
  * Sends over SMTP when SMTP_URL is set, over pooled connections (SMTP_POOL); otherwise writes each
  * message as an .eml file in MAIL_OUTBOX_DIR (development), the same bytes an SMTP server would get.
  */
@@ -52,7 +81,7 @@ export class Mailer implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.transport = config.smtpUrl
       ? // The pool is built here: createTransport(object with url) keeps the URL's settings alone.
-        createTransport(new SMTPPool({ ...SMTP_POOL, pool: true, url: config.smtpUrl }))
+        createTransport(new SMTPPool({ ...SMTP_POOL, pool: true, url: config.smtpUrl, getSocket: connectToRelay }))
       : createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     this.fromAddress = /<([^>]+)>/.exec(config.mailFrom)?.[1] ?? config.mailFrom;
   }
