@@ -206,6 +206,45 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     expect(await countRows(dataSource, `SELECT 1 FROM events WHERE type = 'reward.resent'`, [])).toBe(0);
   });
 
+  it("a reward's times are the service's clock: created, sent, picked, issued, redeemed, resent, and the list's creation range", async () => {
+    const m = await newMerchant(t, 10_000);
+    // Three days ahead of the wall clock (and the database's): a time read from either would not match.
+    const at = new Date(Date.now() + 3 * 86_400_000);
+    clock.freeze(at);
+    const iso = at.toISOString();
+    const created = await t.api.as(m.key).post('/v1/rewards', choiceReward(picks.fixedUsd.valueCents));
+    expect(created.status).toBe(201);
+    const id = created.body.reward.id;
+    expect(created.body.reward).toMatchObject({ createdAt: iso, sentAt: iso });
+
+    // The whole value picked on the redemption page; the worker (same clock) issues the card.
+    const pick = await fetch(`${t.baseUrl}/r/${created.body.redemptionUrl.split('/r/')[1]}/api/cards`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ utid: picks.fixedUsd.utid, amountCents: picks.fixedUsd.valueCents }),
+    });
+    expect(pick.status).toBe(201);
+    const redeemed = await settled(t, m, id, 'REDEEMED');
+    expect(redeemed).toMatchObject({ createdAt: iso, sentAt: iso, redeemedAt: iso });
+    expect(redeemed.issuedCards.map((c: any) => [c.createdAt, c.issuedAt])).toEqual([[iso, iso]]);
+    expect(redeemed.events.map((e: any) => [e.type, e.createdAt])).toEqual([
+      ['reward.created', iso],
+      ['reward.sent', iso],
+      ['reward.partially_redeemed', iso],
+      ['card.issued', iso],
+      ['reward.redeemed', iso],
+    ]);
+
+    clock.advance(60_000);
+    const resent = await t.api.as(m.key).post(`/v1/rewards/${id}/resend`);
+    expect(resent.body.reward.events.at(-1)).toMatchObject({ type: 'reward.resent', createdAt: new Date(at.getTime() + 60_000).toISOString() });
+
+    // The creation range finds it around the clock's instant (created_lt defaults to the clock's now), not before it.
+    const listed = async (query: string) => (await t.api.as(m.readKey).get(`/v1/rewards?${query}`)).body.rewards.map((r: any) => r.id);
+    expect(await listed(`created_gte=${new Date(at.getTime() - 1_000).toISOString()}`)).toEqual([id]);
+    expect(await listed(`created_lt=${iso}`)).toEqual([]);
+  });
+
   it('expiry: due rewards become EXPIRED once, value returned, with several workers sweeping at once', async () => {
     const m = await newMerchant(paused, 50_000);
     const soon = new Date(Date.now() + 60_000).toISOString();

@@ -123,6 +123,33 @@ describe('reward e-mail', () => {
     expect(smtp.messages.filter((m) => m.to.includes(to.email))).toHaveLength(1);
     clock.reset();
   });
+
+  it("records when an e-mail went, or bounced, at the service's clock", async () => {
+    // Three days ahead of the wall clock and the database's.
+    const at = new Date(Date.now() + 3 * 86_400_000);
+    clock.freeze(at);
+    try {
+      const db = t.app.get(DataSource);
+      const to = recipient();
+      const sent = await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000, { recipient: to }));
+      const job = await eventually(async () => {
+        const [row] = await db.query(`SELECT status, sent_at FROM mail_jobs WHERE reward_id = $1`, [sent.body.reward.id]);
+        return row.status === 'SENT' ? row : undefined;
+      });
+      expect(job.sent_at).toEqual(at);
+
+      const bounced = recipient();
+      smtp.refuseRecipient(bounced.email, { code: 550, text: '5.1.1 No such user here' });
+      const refused = await t.api.as(merchant.key).post('/v1/rewards', choiceReward(1_000, { recipient: bounced }));
+      const failed = await eventually(async () => {
+        const reward = (await t.api.as(merchant.key).get(`/v1/rewards/${refused.body.reward.id}`)).body.reward;
+        return reward.events.find((e: any) => e.type === 'reward.delivery_failed');
+      });
+      expect(failed.createdAt).toBe(at.toISOString());
+    } finally {
+      clock.reset();
+    }
+  });
 });
 
 describe('reward e-mail without SMTP_URL', () => {

@@ -68,8 +68,8 @@ describe('golden SQL of the send and pick statements', () => {
     const opened = Object.assign(first(), { status: 'OPENED' as const });
     const again = Object.assign(first(), { status: 'PARTIALLY_REDEEMED' as const });
     expectGolden('pick.sql', [
-      ['The first pick (the reward becomes PARTIALLY_REDEEMED)', lifecycle.pickStatement(opened, pendingCard(opened, item, 1000)).text('SELECT 1')],
-      ['A later pick', lifecycle.pickStatement(again, pendingCard(again, item, 1000)).text('SELECT 1')],
+      ['The first pick (the reward becomes PARTIALLY_REDEEMED)', lifecycle.pickStatement(opened, pendingCard(opened, item, 1000, new Date())).text('SELECT 1')],
+      ['A later pick', lifecycle.pickStatement(again, pendingCard(again, item, 1000, new Date())).text('SELECT 1')],
     ]);
   });
 });

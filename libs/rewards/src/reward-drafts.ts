@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, newId, randomToken } from '@app/core';
+import { APP_CONFIG, AppConfig, Clock, newId, randomToken } from '@app/core';
 import { RewardCardEntity } from './entities/reward-card.entity';
 import { RewardEventEntity } from './entities/reward-event.entity';
 import { CreatorType, RewardEntity, RewardSource } from './entities/reward.entity';
@@ -62,11 +62,15 @@ export function writtenRewards(prepared: PreparedRewards): WrittenReward[] {
  */
 @Injectable()
 export class RewardDrafts {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
 
   /** `reminds`: the account has reminder settings (SendRules.reminds); without them no reward asks the reminder sweep to look. */
   prepare(input: { accountId: string; source: RewardSource; planned: PlannedReward[]; createdBy?: RewardCreator | null; reminds: boolean }): PreparedRewards {
-    const now = new Date();
+    // The service's clock (docs/testing.md, Time): reminders count from sentAt, the 30-day approval cutoff from createdAt.
+    const now = this.clock.now();
     const rewards = input.planned.map(({ dto, item, currency, fx, needsApproval, limitValueCents }) => {
       const fixed = dto.type === 'FIXED';
       // A send waiting for approval stays CREATED with its value held: no e-mail, no card ordered.
@@ -150,12 +154,12 @@ export class RewardDrafts {
   }
 }
 
-/** A new PENDING card of `reward`, with the catalog's names as they are now (the snapshot). */
+/** A new PENDING card of `reward` created at `now` (the service's clock), with the catalog's names as they are now (the snapshot). */
 export function pendingCard(
   reward: Pick<RewardEntity, 'id' | 'accountId' | 'currency'>,
   item: NonNullable<CheckedReward['item']>,
   amountCents: number,
-  now = new Date(),
+  now: Date,
   heldForApproval = false,
 ): RewardCardEntity {
   return Object.assign(new RewardCardEntity(), {

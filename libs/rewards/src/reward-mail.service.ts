@@ -59,7 +59,7 @@ export class RewardMailService {
     } catch (error) {
       return this.refused(mail, channel, channel.refusal(error));
     }
-    await this.mailJobs.markSent(mail, new Date());
+    await this.mailJobs.markSent(mail, this.clock.now());
     await channel.delivered();
     channel.counter.inc({ outcome: 'sent' });
     return 'sent';

@@ -168,7 +168,7 @@ export class RewardLifecycle {
       if (won) {
         await this.timeline.record(manager, [
           {
-            event: timelineEvent(reward.id, 'reward.opened'),
+            event: timelineEvent(reward.id, 'reward.opened', this.clock.now()),
             webhook: { accountId: current.accountId, type: 'reward.opened', data: rewardEventData(current) },
           },
         ]);
@@ -238,7 +238,8 @@ export class RewardLifecycle {
     if (changed) {
       this.timeline.recordIn(statement, [
         {
-          event: timelineEvent(reward.id, 'reward.partially_redeemed', { cardId: card.id }),
+          // At the pick's time: the card's, which `checkedPick` took from the clock.
+          event: timelineEvent(reward.id, 'reward.partially_redeemed', card.createdAt, { cardId: card.id }),
           webhook: { accountId: reward.accountId, type: 'reward.partially_redeemed', data: rewardEventData(reward) },
         },
       ]);
@@ -266,7 +267,7 @@ export class RewardLifecycle {
       const money = (amount: number) => formatMoney(amount, reward.currency);
       throw new ValidationError(`${money(input.amountCents)} is more than the ${money(reward.remainingValueCents)} left.`);
     }
-    return pendingCard(reward, item, input.amountCents);
+    return pendingCard(reward, item, input.amountCents, this.clock.now());
   }
 
   /**
@@ -277,19 +278,19 @@ export class RewardLifecycle {
    */
   issue(cardId: string, issued: { credentials: StoredCredential[]; redemptionInstructions: string }): Promise<boolean> {
     return this.settle(cardId, async (manager, { reward, card }) => {
-      const now = new Date();
+      const now = this.clock.now();
       // One statement for every write, so the settle's transaction waits on the application for no
       // round trip while it holds the reward, the card and (from the capture on) the wallet row.
       const statement = new Statement();
       const issuedCard = this.rewards.issueCardIn(statement, card, issued, now);
-      const timeline: TimelineEntry[] = [this.cardEntry(reward, card, 'card.issued', 'ISSUED')];
+      const timeline: TimelineEntry[] = [this.cardEntry(reward, card, 'card.issued', 'ISSUED', now)];
       const next = await this.statusAfterCard(manager, reward, card.id);
       if (next && next !== reward.status) {
         Object.assign(reward, next === 'REDEEMED' ? { status: next, redeemedAt: now } : { status: next });
         this.rewards.updateStatusIn(statement, reward);
         const type = next === 'REDEEMED' ? 'reward.redeemed' : 'reward.partially_redeemed';
         timeline.push({
-          event: timelineEvent(reward.id, type),
+          event: timelineEvent(reward.id, type, now),
           webhook: { accountId: reward.accountId, type, data: rewardEventData(reward) },
         });
       }
@@ -327,7 +328,7 @@ export class RewardLifecycle {
         const issued = await this.rewards.countCards(manager, reward.id, 'ISSUED');
         await this.rewards.addValue(manager, reward.id, card.amountCents, issued > 0 ? 'PARTIALLY_REDEEMED' : 'OPENED');
       }
-      await this.timeline.record(manager, [this.cardEntry(reward, card, 'card.failed', 'FAILED', { reason })]);
+      await this.timeline.record(manager, [this.cardEntry(reward, card, 'card.failed', 'FAILED', this.clock.now(), { reason })]);
       // Last, as in `issue`: the wallet row stays locked only until commit.
       if (reward.type === 'FIXED' || closed) {
         await this.release(manager, {
@@ -392,7 +393,7 @@ export class RewardLifecycle {
       reward.remainingValueCents = 0;
       await this.rewards.update(manager, id, { status: 'CANCELED', remainingValueCents: 0 });
       await this.timeline.record(manager, [
-        { event: timelineEvent(id, 'reward.canceled'), webhook: { accountId, type: 'reward.canceled', data: rewardEventData(reward) } },
+        { event: timelineEvent(id, 'reward.canceled', this.clock.now()), webhook: { accountId, type: 'reward.canceled', data: rewardEventData(reward) } },
       ]);
       await this.audit.record(manager, {
         accountId,
@@ -453,7 +454,7 @@ export class RewardLifecycle {
       if (texted) await this.mailJobs.insert(manager, { id: smsJobId, rewardId: id, kind: 'reward', channel: 'sms' });
       await this.timeline.record(manager, [
         {
-          event: timelineEvent(id, 'reward.sent', { channel: 'email' }),
+          event: timelineEvent(id, 'reward.sent', now, { channel: 'email' }),
           webhook: { accountId, type: 'reward.sent', data: rewardEventData(reward) },
         },
       ]);
@@ -534,7 +535,7 @@ export class RewardLifecycle {
     Object.assign(reward, decision);
     await this.rewards.update(manager, id, decision);
     await this.timeline.record(manager, [
-      { event: timelineEvent(id, 'reward.canceled', { reason: 'approval_rejected' }), webhook: { accountId, type: 'reward.canceled', data: rewardEventData(reward) } },
+      { event: timelineEvent(id, 'reward.canceled', now, { reason: 'approval_rejected' }), webhook: { accountId, type: 'reward.canceled', data: rewardEventData(reward) } },
     ]);
     await this.recordDecision(manager, reward, 'REJECTED', decider);
   }
@@ -585,7 +586,8 @@ export class RewardLifecycle {
     let expired = 0;
     for (;;) {
       const count = await this.dataSource.transaction(async (manager) => {
-        const due = await this.rewards.lockDueForExpiry(manager, batchSize, this.clock.now());
+        const now = this.clock.now();
+        const due = await this.rewards.lockDueForExpiry(manager, batchSize, now);
         if (due.length === 0) return 0;
         const releases: LedgerEntry[] = due.map((reward) => ({
           accountId: reward.accountId,
@@ -607,7 +609,7 @@ export class RewardLifecycle {
         this.timeline.recordIn(
           statement,
           due.map((reward) => ({
-            event: timelineEvent(reward.id, 'reward.expired'),
+            event: timelineEvent(reward.id, 'reward.expired', now),
             webhook: { accountId: reward.accountId, type: 'reward.expired' as const, data: rewardEventData(reward) },
           })),
         );
@@ -669,7 +671,7 @@ export class RewardLifecycle {
         this.timeline.recordIn(
           statement,
           due.map((reward) => ({
-            event: timelineEvent(reward.id, 'reward.sent', { channel: 'email' }),
+            event: timelineEvent(reward.id, 'reward.sent', now, { channel: 'email' }),
             webhook: { accountId: reward.account_id, type: 'reward.sent' as const, data: rewardEventDataOfRow(reward, 'SENT') },
           })),
         );
@@ -709,9 +711,10 @@ export class RewardLifecycle {
       texted = reward.recipientPhone !== null;
       if (texted) await this.mailJobs.insert(manager, { id: smsJobId, rewardId: id, kind: 'resend', channel: 'sms' });
       await this.rewards.update(manager, id, texted ? { emailStatus: 'QUEUED', smsStatus: 'QUEUED' } : { emailStatus: 'QUEUED' });
+      const now = this.clock.now();
       await this.timeline.record(manager, [
-        { event: timelineEvent(id, 'reward.resent', { channel: 'email' }) },
-        ...(texted ? [{ event: timelineEvent(id, 'reward.resent', { channel: 'sms' }) }] : []),
+        { event: timelineEvent(id, 'reward.resent', now, { channel: 'email' }) },
+        ...(texted ? [{ event: timelineEvent(id, 'reward.resent', now, { channel: 'sms' }) }] : []),
       ]);
       if (origin) {
         await this.audit.record(manager, {
@@ -754,7 +757,7 @@ export class RewardLifecycle {
         await this.rewards.update(manager, id, { recipientEmail: email, emailStatus: 'QUEUED' });
         await this.mailJobs.insert(manager, { id: mailJobId, rewardId: id, kind: 'resend' });
       }
-      await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.recipient_corrected', { channel: 'email', from: previous, to: email }) }]);
+      await this.timeline.record(manager, [{ event: timelineEvent(id, 'reward.recipient_corrected', this.clock.now(), { channel: 'email', from: previous, to: email }) }]);
       await this.audit.record(manager, {
         accountId,
         origin,
@@ -800,7 +803,7 @@ export class RewardLifecycle {
       const text = reason.slice(0, 200);
       await this.timeline.record(manager, [
         {
-          event: timelineEvent(mail.rewardId, 'reward.delivery_failed', { channel: 'email', reason: text }),
+          event: timelineEvent(mail.rewardId, 'reward.delivery_failed', this.clock.now(), { channel: 'email', reason: text }),
           webhook: {
             accountId: current.accountId,
             type: 'reward.delivery_failed',
@@ -846,7 +849,7 @@ export class RewardLifecycle {
       const text = reason.slice(0, 200);
       await this.timeline.record(manager, [
         {
-          event: timelineEvent(job.rewardId, 'reward.delivery_failed', { channel: 'sms', reason: text }),
+          event: timelineEvent(job.rewardId, 'reward.delivery_failed', this.clock.now(), { channel: 'sms', reason: text }),
           webhook: {
             accountId: current.accountId,
             type: 'reward.delivery_failed',
@@ -886,10 +889,11 @@ export class RewardLifecycle {
     card: RewardCardEntity,
     type: 'card.issued' | 'card.failed',
     status: string,
+    at: Date,
     metadata: Record<string, unknown> = {},
   ): TimelineEntry {
     return {
-      event: timelineEvent(reward.id, type, { cardId: card.id, ...metadata }),
+      event: timelineEvent(reward.id, type, at, { cardId: card.id, ...metadata }),
       webhook: { accountId: reward.accountId, type, data: cardEventData(reward.id, card, status) },
     };
   }

@@ -11,9 +11,9 @@ export interface TimelineEntry {
   webhook?: Omit<NewEvent, 'id'>;
 }
 
-/** A timeline event of `type` now, with a fresh `evt_` id. */
-export function timelineEvent(rewardId: string, type: string, metadata: Record<string, unknown> = {}): TimelineEvent {
-  return { id: newId('evt'), rewardId, type, metadata, createdAt: new Date() };
+/** A timeline event of `type` at `at` (the service's Clock: docs/testing.md, Time), with a fresh `evt_` id. */
+export function timelineEvent(rewardId: string, type: string, at: Date, metadata: Record<string, unknown> = {}): TimelineEvent {
+  return { id: newId('evt'), rewardId, type, metadata, createdAt: at };
 }
 
 /**

@@ -140,7 +140,7 @@ export class RewardReminders {
     const jobs = sending.map(({ row }) => ({ id: newId('mail'), rewardId: row.id, kind: 'reminder' as const }));
     if (jobs.length) this.mailJobs.insertIn(statement, jobs);
     const entries: TimelineEntry[] = sending.map(({ row, plan }) => ({
-      event: timelineEvent(row.id, 'reward.reminded', { channel: 'email', reminder: plan.send }),
+      event: timelineEvent(row.id, 'reward.reminded', now, { channel: 'email', reminder: plan.send }),
       webhook: { accountId: row.account_id, type: 'reward.reminded' as const, data: { ...rewardEventDataOfRow(row), reminder: plan.send } },
     }));
     this.timeline.recordIn(statement, entries);
