@@ -4,16 +4,19 @@ import { DashboardClient } from '../support/dashboard-client';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { choiceReward, fund } from '../support/rewards';
 import { isolatedDatabase, SeededMerchant, seedMerchant, startTestApp, TestApp } from '../support/test-app';
+import { clockOverride, TestClock } from '../support/test-clock';
 
 /** API key spending limits (docs/controls.md, Key limits). */
 describe('API key limits', () => {
   let t: TestApp;
   let db: DataSource;
+  const clock = new TestClock();
 
   beforeAll(async () => {
-    t = await startTestApp({ env: await isolatedDatabase() });
+    t = await startTestApp({ env: await isolatedDatabase(), overrides: [clockOverride(clock)] });
     db = t.app.get(DataSource);
   });
+  afterEach(() => clock.reset());
   afterAll(() => t?.close());
 
   const owner = (m: SeededMerchant): Promise<DashboardClient> => signedIn(t, { email: m.email, password: m.password });
@@ -99,6 +102,19 @@ describe('API key limits', () => {
     expect((await t.api.as(secret).post('/v1/rewards', choiceReward(1_000))).status).toBe(201);
     expect((await t.api.as(secret).post('/v1/rewards', choiceReward(1))).status).toBe(422);
     await db.query(`UPDATE rewards SET created_at = now() - interval '24 hours 1 minute' WHERE created_by_id = $1`, [apiKey.id]);
+    expect((await t.api.as(secret).post('/v1/rewards', choiceReward(1_000))).status).toBe(201);
+  });
+
+  it("the 24 hours are the service's clock, as the sends' createdAt: a day on by it, the limit is free again", async () => {
+    const m = await seedMerchant(t);
+    await fund(t, m, 100_000);
+    const { secret } = await makeKey(m, { dailyLimitCents: 1_000 });
+    // Three days ahead of the wall clock and the database's.
+    clock.freeze(new Date(Date.now() + 3 * 86_400_000));
+    expect((await t.api.as(secret).post('/v1/rewards', choiceReward(1_000))).status).toBe(201);
+    clock.advance(24 * 3_600_000 - 60_000);
+    expect((await t.api.as(secret).post('/v1/rewards', choiceReward(1))).status).toBe(422);
+    clock.advance(2 * 60_000);
     expect((await t.api.as(secret).post('/v1/rewards', choiceReward(1_000))).status).toBe(201);
   });
 

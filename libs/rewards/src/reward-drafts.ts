@@ -69,7 +69,8 @@ export class RewardDrafts {
 
   /** `reminds`: the account has reminder settings (SendRules.reminds); without them no reward asks the reminder sweep to look. */
   prepare(input: { accountId: string; source: RewardSource; planned: PlannedReward[]; createdBy?: RewardCreator | null; reminds: boolean }): PreparedRewards {
-    // The service's clock (docs/testing.md, Time): reminders count from sentAt, the 30-day approval cutoff from createdAt.
+    // The service's clock (docs/testing.md, Time): reminders count from sentAt, the 30-day approval cutoff and a
+    // key's daily limit from createdAt.
     const now = this.clock.now();
     const rewards = input.planned.map(({ dto, item, currency, fx, needsApproval, limitValueCents }) => {
       const fixed = dto.type === 'FIXED';

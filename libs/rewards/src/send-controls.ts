@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { KeyLimits, Principal } from '@app/auth';
-import { formatMoney, queryRows, ValidationError } from '@app/core';
+import { Clock, formatMoney, queryRows, ValidationError } from '@app/core';
 import { FxRates, RATE_SCALE } from '@app/fx';
 import type { PlannedReward, RewardCreator } from './reward-drafts';
 
@@ -34,6 +34,7 @@ export class SendControls {
   constructor(
     private readonly dataSource: DataSource,
     private readonly rates: FxRates,
+    private readonly clock: Clock,
   ) {}
 
   async rulesFor(principal: Principal, primary: string): Promise<SendRules> {
@@ -80,13 +81,16 @@ export class SendControls {
     return this.spentToday(manager, keyId);
   }
 
-  /** What the key's sends of the last 24 hours are worth, without a lock (a dry run's check). */
+  /**
+   * What the key's sends of the last 24 hours are worth, without a lock (a dry run's check). The 24 hours
+   * end at the service's clock, the one a reward's `createdAt` is taken from (docs/testing.md, Time).
+   */
   async spentToday(manager: EntityManager, keyId: string): Promise<number> {
     const [row] = await queryRows<{ spent: string }>(
       manager,
       `SELECT COALESCE(sum(limit_value_cents), 0) AS spent FROM rewards
-        WHERE created_by_id = $1 AND limit_value_cents IS NOT NULL AND created_at > clock_timestamp() - interval '24 hours'`,
-      [keyId],
+        WHERE created_by_id = $1 AND limit_value_cents IS NOT NULL AND created_at > $2::timestamptz - interval '24 hours'`,
+      [keyId, this.clock.now()],
     );
     return Number(row.spent);
   }
