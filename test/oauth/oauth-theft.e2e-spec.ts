@@ -1,5 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { DataSource } from 'typeorm';
+import { CredentialResolverRegistry } from '@app/auth';
+import { ACCESS_TOKEN_TTL_SECONDS, AUTHORIZATION_CODE_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from '@app/oauth';
 import {
   authorizationUrl,
   authorizeInBrowser,
@@ -12,18 +14,21 @@ import {
   tokenRequest,
 } from '../support/oauth';
 import { seedMerchant, SeededMerchant, startTestApp, TestApp } from '../support/test-app';
+import { clockOverride, TestClock } from '../support/test-clock';
 
 /** Replay, reuse and theft at the token endpoint: each answers per RFC 6749 and fails safe. */
 describe('OAuth: code and token theft', () => {
   let t: TestApp;
   let merchant: SeededMerchant;
   let app: RegisteredApp;
+  const clock = new TestClock();
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ overrides: [clockOverride(clock)] });
     merchant = await seedMerchant(t);
     app = await registerApp(t, ['account:read', 'wallet:read']);
   });
+  afterEach(() => clock.reset());
   afterAll(() => t.close());
 
   /** A code approved in the browser, not yet exchanged. */
@@ -164,6 +169,32 @@ describe('OAuth: code and token theft', () => {
       );
     expect(await accountStatus(tokens.access_token)).toBe(401);
     await expect(refresh(app, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it("codes and tokens expire by the service's clock: a code after 5 minutes, an access token after an hour, a refresh token after 30 days", async () => {
+    // Three days ahead of the wall clock and the database's: neither reaches an expiry set by this one.
+    clock.freeze(new Date(Date.now() + 3 * 86_400_000));
+    const { attempt, callback } = await freshCode();
+    clock.advance(AUTHORIZATION_CODE_TTL_SECONDS * 1000);
+    await expect(exchange(app, callback, attempt)).rejects.toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'The authorization code has expired.',
+    });
+
+    const tokens = await connect(t, app, merchant, 'account:read');
+    clock.advance(ACCESS_TOKEN_TTL_SECONDS * 1000 - 1000);
+    expect(await accountStatus(tokens.access_token)).toBe(200);
+    clock.advance(1000);
+    // The process caches a credential for up to 30 s of the wall clock, never past the expiry it read
+    // (by the wall clock too): drop it as a revocation does, and the token is read again.
+    t.app.get(CredentialResolverRegistry).revoked();
+    expect(await accountStatus(tokens.access_token)).toBe(401);
+
+    clock.advance((REFRESH_TOKEN_TTL_SECONDS - ACCESS_TOKEN_TTL_SECONDS) * 1000);
+    await expect(refresh(app, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'The refresh token has expired.',
+    });
   });
 
   it('tokens are not interchangeable: a refresh token is no bearer, an access token no refresh token', async () => {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuditTrail, OAuthScope } from '@app/auth';
-import { APP_CONFIG, AppConfig, hashSecret, newSecret } from '@app/core';
+import { APP_CONFIG, AppConfig, Clock, hashSecret, newSecret } from '@app/core';
 import { OAuthAuthorizationCodeEntity } from './entities/oauth-authorization-code.entity';
 import type { OAuthClientEntity } from './entities/oauth-client.entity';
 import { OAuthClientService } from './oauth-client.service';
@@ -55,6 +55,7 @@ export class OAuthAuthorizationService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditTrail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   /** `input` is the query of the GET, or the body of a form POST carrying the same parameters. */
@@ -112,7 +113,8 @@ export class OAuthAuthorizationService {
         redirectUri: request.redirectUri,
         scopes: request.scopes,
         codeChallenge: request.codeChallenge,
-        expiresAt: new Date(Date.now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
+        // The token endpoint checks it against the same clock (docs/testing.md, Time).
+        expiresAt: new Date(this.clock.now().getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
       });
       await this.audit.record(manager, {
         accountId,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { CredentialResolverRegistry, OAuthScope } from '@app/auth';
-import { constantTimeEqual, hashSecret, newId, newSecret, queryRows } from '@app/core';
+import { Clock, constantTimeEqual, hashSecret, newId, newSecret, queryRows } from '@app/core';
 import { OAuthAuthorizationCodeEntity } from './entities/oauth-authorization-code.entity';
 import type { OAuthClientEntity } from './entities/oauth-client.entity';
 import { OAuthConnectionEntity } from './entities/oauth-connection.entity';
@@ -33,12 +33,14 @@ const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 /**
  * The token endpoint's grants and RFC 7009 revocation. Failures that must leave a trace (a code
  * burnt, a family revoked) are returned from the transaction rather than thrown, so they commit.
+ * Codes and tokens expire by the injected Clock (docs/testing.md, Time).
  */
 @Injectable()
 export class OAuthTokenService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly credentials: CredentialResolverRegistry,
+    private readonly clock: Clock,
   ) {}
 
   async exchangeCode(client: OAuthClientEntity, params: Record<string, string>): Promise<TokenResponse> {
@@ -63,7 +65,7 @@ export class OAuthTokenService {
       }
       // Any exchange by its client uses the code up, even a failed one: a code gets one try.
       await manager.update(OAuthAuthorizationCodeEntity, { codeHash }, { consumedAt: () => 'now()' });
-      if (row.expiresAt.getTime() <= Date.now()) return invalidGrant('The authorization code has expired.');
+      if (row.expiresAt <= this.clock.now()) return invalidGrant('The authorization code has expired.');
       if (row.redirectUri !== redirectUri) {
         return invalidGrant('redirect_uri differs from the one of the authorization request.');
       }
@@ -107,7 +109,7 @@ export class OAuthTokenService {
         await manager.update(OAuthGrantEntity, { id: grant.id }, { revokedAt: () => 'now()' });
         return { ...invalidGrant('The refresh token was already used; every token of this grant is now revoked.'), revoked: true };
       }
-      if (token.expiresAt.getTime() <= Date.now()) return invalidGrant('The refresh token has expired.');
+      if (token.expiresAt <= this.clock.now()) return invalidGrant('The refresh token has expired.');
       if (requested?.some((scope) => !token.scopes.includes(scope))) {
         return { error: new OAuthError('invalid_scope', 'scope must be a subset of the scopes originally granted.') };
       }
@@ -159,12 +161,13 @@ export class OAuthTokenService {
   ): Promise<TokenResponse> {
     const accessToken = newSecret(ACCESS_TOKEN_PREFIX);
     const refreshToken = newSecret(REFRESH_TOKEN_PREFIX);
+    const now = this.clock.now().getTime();
     const row = (token: string, kind: OAuthTokenKind, scopes: OAuthScope[], ttl: number) => ({
       tokenHash: hashSecret(token),
       kind,
       grantId,
       scopes,
-      expiresAt: new Date(Date.now() + ttl * 1000),
+      expiresAt: new Date(now + ttl * 1000),
     });
     await manager.insert(OAuthTokenEntity, [
       row(accessToken, 'access', accessScopes, ACCESS_TOKEN_TTL_SECONDS),
