@@ -68,6 +68,7 @@ export class StripeCheckout {
       throw new BadRequestError([{ path: 'Stripe-Signature', message: 'signature verification failed' }]);
     }
     // The SDK refuses a signature older than its tolerance but not one dated in the future: bound both ways.
+    // On the wall clock, as the SDK's own check is, not the injected Clock: Stripe dated it by a real clock.
     const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature)?.[1]);
     if (!Number.isFinite(signedAt) || Math.abs(Date.now() / 1000 - signedAt) > STRIPE_SIGNATURE_TOLERANCE_S) {
       throw new BadRequestError([{ path: 'Stripe-Signature', message: 'the signature is not from the last five minutes' }]);

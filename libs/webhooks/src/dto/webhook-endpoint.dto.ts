@@ -172,6 +172,8 @@ export class WebhookEndpointsQueryDto extends PageQueryDto {
 }
 
 export function toWebhookEndpointDto(endpoint: WebhookEndpointEntity): WebhookEndpointDto {
+  // The wall clock, not the injected Clock: the grace is set and ended by the database's clock_timestamp(),
+  // which decides whether deliveries are still signed with the previous secret too.
   const graceActive = endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > Date.now();
   return {
     id: endpoint.id,
