@@ -51,7 +51,8 @@ export const SMTP_POOL: Pick<SMTPPool.Options, 'maxConnections' | 'maxMessages' 
  */
 export function connectToRelay(
   options: Pick<SMTPPool.Options, 'host' | 'port' | 'secure' | 'localAddress' | 'connectionTimeout'>,
-  callback: (error: Error | null, socketOptions?: { connection: Socket }) => void): void {
+  callback: (error: Error | null, socketOptions?: { connection: Socket }) => void,
+): void {
   const port = Number(options.port) || (options.secure ? 465 : 587);
   const socket = tcpConnect({ host: options.host || 'localhost', port, localAddress: options.localAddress, noDelay: true, keepAlive: true });
   const settle = (error?: Error): void => {
