@@ -206,7 +206,7 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     expect(await countRows(dataSource, `SELECT 1 FROM events WHERE type = 'reward.resent'`, [])).toBe(0);
   });
 
-  it("a reward's times are the service's clock: created, sent, picked, issued, redeemed, resent, and the list's creation range", async () => {
+  it("a reward's times are the service's clock: created, sent, opened, picked, issued, redeemed, resent, and the list's creation range", async () => {
     const m = await newMerchant(t, 10_000);
     // Three days ahead of the wall clock (and the database's): a time read from either would not match.
     const at = new Date(Date.now() + 3 * 86_400_000);
@@ -217,19 +217,22 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     const id = created.body.reward.id;
     expect(created.body.reward).toMatchObject({ createdAt: iso, sentAt: iso });
 
-    // The whole value picked on the redemption page; the worker (same clock) issues the card.
-    const pick = await fetch(`${t.baseUrl}/r/${created.body.redemptionUrl.split('/r/')[1]}/api/cards`, {
+    // The recipient opens the link, then picks the whole value; the worker (same clock) issues the card.
+    const link = `${t.baseUrl}/r/${created.body.redemptionUrl.split('/r/')[1]}`;
+    expect((await fetch(`${link}/api`)).status).toBe(200);
+    const pick = await fetch(`${link}/api/cards`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ utid: picks.fixedUsd.utid, amountCents: picks.fixedUsd.valueCents }),
     });
     expect(pick.status).toBe(201);
     const redeemed = await settled(t, m, id, 'REDEEMED');
-    expect(redeemed).toMatchObject({ createdAt: iso, sentAt: iso, redeemedAt: iso });
+    expect(redeemed).toMatchObject({ createdAt: iso, sentAt: iso, openedAt: iso, redeemedAt: iso });
     expect(redeemed.issuedCards.map((c: any) => [c.createdAt, c.issuedAt])).toEqual([[iso, iso]]);
     expect(redeemed.events.map((e: any) => [e.type, e.createdAt])).toEqual([
       ['reward.created', iso],
       ['reward.sent', iso],
+      ['reward.opened', iso],
       ['reward.partially_redeemed', iso],
       ['card.issued', iso],
       ['reward.redeemed', iso],

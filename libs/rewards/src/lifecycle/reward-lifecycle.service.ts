@@ -161,14 +161,16 @@ export class RewardLifecycle {
    */
   async open(reward: RedeemableReward): Promise<void> {
     if (reward.openedAt) return;
+    // openedAt and the `reward.opened` entry carry the one instant of the service's clock (docs/testing.md, Time).
+    const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {
-      const won = await this.rewards.markOpened(manager, reward.id);
+      const won = await this.rewards.markOpened(manager, reward.id, now);
       const current = await this.rewards.find(manager, reward.id);
       if (!current) throw new NotFoundError('Reward');
       if (won) {
         await this.timeline.record(manager, [
           {
-            event: timelineEvent(reward.id, 'reward.opened', this.clock.now()),
+            event: timelineEvent(reward.id, 'reward.opened', now),
             webhook: { accountId: current.accountId, type: 'reward.opened', data: rewardEventData(current) },
           },
         ]);

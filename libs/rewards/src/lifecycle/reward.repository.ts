@@ -290,15 +290,15 @@ export class RewardRepository {
     return (await read())!;
   }
 
-  /** Sets openedAt on the first view (SENT becomes OPENED); true only for the one view that did. */
-  async markOpened(manager: EntityManager, id: string): Promise<boolean> {
+  /** Sets openedAt to `at` on the first view (SENT becomes OPENED); true only for the one view that did. */
+  async markOpened(manager: EntityManager, id: string, at: Date): Promise<boolean> {
     const [won] = await queryRows<{ id: string }>(
       manager,
-      `UPDATE rewards SET opened_at = clock_timestamp(),
+      `UPDATE rewards SET opened_at = $2,
               status = CASE WHEN status = 'SENT' THEN 'OPENED' ELSE status END
         WHERE id = $1 AND opened_at IS NULL
         RETURNING id`,
-      [id],
+      [id, at],
     );
     return Boolean(won);
   }
