@@ -1,12 +1,10 @@
 import Papa from 'papaparse';
-import { loadConfig, prepareInfrastructure, ReadRouting, Sweepers } from '@app/core';
+import { ReadRouting, Sweepers } from '@app/core';
 import { REPORT_BUILD_SWEEP } from '@app/reports';
 import { RewardReports } from '@app/rewards';
-import { PrivateReplication } from '../support/private-replica';
 import { eventually } from '../support/processes';
-import { choiceReward, fund } from '../support/rewards';
-import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
-import { clockOverride, TestClock } from '../support/test-clock';
+import { ReplicatedService } from '../support/read-replica';
+import { SeededMerchant, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 const MAX_LAG_MS = 30_000;
 
@@ -16,53 +14,28 @@ const MAX_LAG_MS = 30_000;
  * what a credential sees from it is exactly what the primary had before the pause.
  */
 describe('read replica (DATABASE_READ_URL)', () => {
-  const clock = new TestClock();
-  let cluster: PrivateReplication;
+  const service = new ReplicatedService({ maxLagMs: MAX_LAG_MS, waitMs: 100 });
+  const { clock, cluster } = service;
   let t: TestApp;
   let worker: TestWorker;
   let m: SeededMerchant;
 
   beforeAll(async () => {
-    cluster = new PrivateReplication();
-    let env: Record<string, string> = {};
-    await cluster.start(async (primaryUrl) => {
-      env = { DATABASE_URL: primaryUrl, READ_REPLICA_MAX_LAG_MS: String(MAX_LAG_MS), READ_REPLICA_WAIT_MS: '100' };
-      await prepareInfrastructure(loadConfig({ ...process.env, ...env }));
-    });
-    env.DATABASE_READ_URL = cluster.replica.url;
-    // Lag is measured on the injected clock: frozen, the replica lags only when a test moves it.
-    clock.freeze();
-    t = await startTestApp({ env, overrides: [clockOverride(clock)] });
+    ({ t, m } = await service.start());
     // The worker side (its own checks of the replica, once a second) starts with the report test: until then
     // the replica's state and gauges are the API's alone.
-    m = await seedMerchant(t);
-    await fund(t, m, 100_000);
   }, 120_000);
   afterAll(async () => {
     await worker?.close();
-    await t?.close();
-    await cluster?.stop();
+    await service.close();
   });
 
-  const reads = () => t.app.get(ReadRouting);
-  const send = async (valueCents: number) => {
-    const res = await t.api.as(m.key).post('/v1/rewards', choiceReward(valueCents));
-    expect(res.status).toBe(201);
-    return res.body.reward.id as string;
-  };
-  const listIds = async (key: string) => {
-    const res = await t.api.as(key).get('/v1/rewards?page_size=100');
-    expect(res.status).toBe(200);
-    return (res.body.rewards as { id: string }[]).map((reward) => reward.id);
-  };
-  // Operator endpoints, outside the merchant API's contract: plain fetch.
-  const ready = () => fetch(`${t.baseUrl}/health/ready`);
-  const health = async () => (await (await ready()).json()) as { status: string; readReplica?: { status: string; lagMs: number | null } };
-  const metric = async (line: RegExp) => {
-    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
-    const match = text.split('\n').find((l) => line.test(l));
-    return match === undefined ? 0 : Number(match.split(' ').pop());
-  };
+  const reads = () => service.reads();
+  const send = (valueCents: number) => service.send(valueCents);
+  const listIds = (key: string) => service.listIds(key);
+  const ready = () => service.ready();
+  const health = () => service.health();
+  const metric = (line: RegExp) => service.metric(line);
 
   it('lists come from the replica, and the credential that wrote reads its own writes while the replica is behind', async () => {
     await cluster.caughtUp();

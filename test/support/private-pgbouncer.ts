@@ -26,7 +26,8 @@ export class PrivatePgBouncer {
   private dir = '';
   private output = '';
 
-  constructor(private readonly options: { poolSize?: number; server?: { host: string; port: number } } = {}) {}
+  /** `settings`: more `[pgbouncer]` lines (name to value), e.g. a shorter `server_login_retry`. */
+  constructor(private readonly options: { poolSize?: number; server?: { host: string; port: number }; settings?: Record<string, string | number> } = {}) {}
 
   /** `url` (a direct PostgreSQL URL) through this pooler, logging in as POOLED_USER. */
   pooled(url: string): string {
@@ -38,7 +39,7 @@ export class PrivatePgBouncer {
   }
 
   /** The admin console (`SHOW POOLS`, `SHOW SERVERS`...): its rows. */
-  async show<T = Record<string, string>>(what: 'POOLS' | 'SERVERS' | 'CLIENTS' | 'CONFIG'): Promise<T[]> {
+  async show<T = Record<string, string>>(what: 'POOLS' | 'SERVERS' | 'CLIENTS' | 'CONFIG' | 'STATS'): Promise<T[]> {
     const client = new Client({ host: '127.0.0.1', port: this.port, user: 'postgres', database: 'pgbouncer' });
     await client.connect();
     try {
@@ -74,6 +75,7 @@ export class PrivatePgBouncer {
         'ignore_startup_parameters = extra_float_digits',
         'log_connections = 0',
         'log_disconnections = 0',
+        ...Object.entries(this.options.settings ?? {}).map(([name, value]) => `${name} = ${value}`),
         '',
       ].join('\n'),
     );
