@@ -12,6 +12,7 @@ const MAX_LAG_MS = 30_000;
  * Reads from a streaming replica (docs/scaling.md, Read replica): a private primary and a real hot
  * standby of it (pg_basebackup -R). The replica is made to fall behind by pausing its WAL replay, so
  * what a credential sees from it is exactly what the primary had before the pause.
+ * test/foundation/read-replica-pooled.e2e-spec.ts runs the same service with each server behind a PgBouncer.
  */
 describe('read replica (DATABASE_READ_URL)', () => {
   const service = new ReplicatedService({ maxLagMs: MAX_LAG_MS, waitMs: 100 });

@@ -27,6 +27,9 @@ import { inTransaction, readSnapshot, SNAPSHOT_SETTINGS } from './read-snapshot'
  *   not be kept, such reads go to the primary.
  * - **A replica that fails mid-read** (killed, restarted, a query cancelled by recovery): the read is
  *   run again on the primary, and a report carries on there from the batch it was at.
+ * - **Behind a pooler** a replica that stops leaves statements unanswered rather than refused: a read
+ *   waits SESSION_WAIT_MS for its first answers, and a connection with a statement left unanswered is
+ *   closed, never reused.
  */
 
 export type ReplicaState = 'ok' | 'lagging' | 'down';
@@ -43,6 +46,12 @@ export const REPLICA_CHECK_INTERVAL_MS = 1_000;
 const CATCH_UP_POLL_MS = 5;
 /** A check that the replica has not answered in this long finds it down. */
 const CHECK_TIMEOUT_MS = 5_000;
+/**
+ * A replica read that has no session on the replica in this long goes to the primary (busy, not down): no connection
+ * of the pool free, or, behind a pooler, no answer to a statement sent before its transaction has a server session
+ * (the pooler holds it until one frees, or while the replica is unreachable, for as long as its query_wait_timeout).
+ */
+const SESSION_WAIT_MS = 2_000;
 /** One statement on the replica answered in this long, or it is read from the primary. */
 const REPLICA_QUERY_TIMEOUT_MS = 30_000;
 /** Primary positions kept while the replica has not replayed them; past it, the middle ones go (the oldest stays: it is the lag). */
@@ -104,9 +113,12 @@ export function replicaFault(error: unknown): boolean {
   );
 }
 
-/** No connection of the replica's pool came free in time: the replica is busy, not gone. The read goes to the primary. */
+/** A statement sent before a replica read's transaction had no answer within SESSION_WAIT_MS. */
+class NoReplicaSession extends Error {}
+
+/** No connection of the replica's pool, or no session behind its pooler, came free in time: the replica is busy, not gone. The read goes to the primary. */
 function poolBusy(error: unknown): boolean {
-  return error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
+  return error instanceof NoReplicaSession || (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message));
 }
 
 /** A replica fault that says nothing about its health: the query lost to recovery, the next one may not. */
@@ -261,24 +273,30 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
   /**
    * `work` on one connection of the replica: first (when `needed`) that the replica has replayed that
    * position, asked on this connection, then a read-only transaction with the serving sessions'
-   * settings. A fault of the replica or a pool with no connection free is an outcome (the caller reads
-   * the primary); any other error is the read's own and is thrown.
+   * settings. A fault of the replica or no replica session within SESSION_WAIT_MS is an outcome (the
+   * caller reads the primary), and the connection is closed rather than given back (releaseReplica);
+   * any other error is the read's own and is thrown.
    */
   private async onReplica<T>(replica: DataSource, needed: bigint | null, isolation: Isolation, work: (manager: EntityManager) => Promise<T>): Promise<ReplicaOutcome<T>> {
     const runner = replica.createQueryRunner();
+    let connection: PgConnection | null = null;
+    let broken = false;
     try {
-      await runner.connect();
-      if (needed !== null && !(await this.replayedOn(runner, needed))) return { ran: false, reason: 'not_replayed' };
-      const value = await inReplicaTransaction(runner, isolation, work);
+      connection = (await runner.connect()) as PgConnection;
+      // The statements before the transaction: behind a pooler each waits there for a server session.
+      const opening = (sql: string) => withTimeout(runner.query(sql), SESSION_WAIT_MS, () => new NoReplicaSession(`no replica session within ${SESSION_WAIT_MS} ms`));
+      if (needed !== null && !(await this.replayedOn(opening, needed))) return { ran: false, reason: 'not_replayed' };
+      const value = await inReplicaTransaction(runner, isolation, work, opening);
       databaseReads.inc({ target: 'replica', reason: 'replica' });
       return { ran: true, value };
     } catch (error) {
+      broken = error instanceof NoReplicaSession || replicaFault(error);
       if (poolBusy(error)) return { ran: false, reason: 'busy' };
       if (!replicaFault(error)) throw error;
       this.failed(error);
       return { ran: false, reason: 'failed_over' };
     } finally {
-      await runner.release();
+      await releaseReplica(runner, connection, broken);
     }
   }
 
@@ -300,11 +318,11 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
     }
   }
 
-  /** Whether the replica behind `runner` has replayed `lsn`, asking again every few ms for up to READ_REPLICA_WAIT_MS. */
-  private async replayedOn(runner: QueryRunner, lsn: bigint): Promise<boolean> {
+  /** Whether the replica that `query` reaches has replayed `lsn`, asking again every few ms for up to READ_REPLICA_WAIT_MS. */
+  private async replayedOn(query: (sql: string) => Promise<unknown>, lsn: bigint): Promise<boolean> {
     const deadline = performance.now() + this.config.readReplicaWaitMs;
     for (;;) {
-      if ((await replayPosition((sql) => runner.query(sql))) >= lsn) return true;
+      if ((await replayPosition(query)) >= lsn) return true;
       if (performance.now() >= deadline) return false;
       await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
     }
@@ -326,10 +344,7 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
     try {
       const replica = await withTimeout(this.connectedReplica(), CHECK_TIMEOUT_MS);
       // What this check's connection says now, not the highest ever seen: another server may answer at that address.
-      const replayed = await withTimeout(
-        replayPosition((sql) => replica.query(sql)),
-        CHECK_TIMEOUT_MS,
-      );
+      const replayed = await checkReplayed(replica);
       this.unreplayed = this.unreplayed.filter((sample) => sample.lsn > replayed);
       this.lagMs = this.unreplayed.length === 0 ? 0 : Math.max(0, at - this.unreplayed[0].at);
       this.setState(this.lagMs > this.config.readReplicaMaxLagMs ? 'lagging' : 'ok');
@@ -352,7 +367,7 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
       // A standby is read-only: no CREATE EXTENSION at connect.
       installExtensions: false,
       // No `options`: a pooler may stand in front of the replica; each read sets what it needs with SET LOCAL.
-      extra: { max: 10, connectionTimeoutMillis: 2_000, keepAlive: true, query_timeout: REPLICA_QUERY_TIMEOUT_MS },
+      extra: { max: 10, connectionTimeoutMillis: SESSION_WAIT_MS, keepAlive: true, query_timeout: REPLICA_QUERY_TIMEOUT_MS },
     });
     await source.initialize();
     if (this.stopped) {
@@ -404,11 +419,46 @@ type Isolation = 'REPEATABLE READ' | 'READ COMMITTED';
 /**
  * A read-only transaction on a replica connection, with the settings the serving sessions get from
  * their connection options on the primary (the runtime role, no JIT) set locally, and a snapshot
- * read's own settings (readSnapshot) for REPEATABLE READ: one round trip before `work`.
+ * read's own settings (readSnapshot) for REPEATABLE READ: one round trip (sent by `open`) before `work`.
  */
-function inReplicaTransaction<T>(runner: QueryRunner, isolation: Isolation, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+function inReplicaTransaction<T>(
+  runner: QueryRunner,
+  isolation: Isolation,
+  work: (manager: EntityManager) => Promise<T>,
+  open: (sql: string) => Promise<unknown>,
+): Promise<T> {
   const settings = [`SET LOCAL role = ${RUNTIME_ROLE}`, 'SET LOCAL jit = off', ...(isolation === 'REPEATABLE READ' ? SNAPSHOT_SETTINGS : [])];
-  return inTransaction(runner, [`BEGIN ISOLATION LEVEL ${isolation} READ ONLY`, ...settings].join('; '), work);
+  return inTransaction(runner, [`BEGIN ISOLATION LEVEL ${isolation} READ ONLY`, ...settings].join('; '), work, open);
+}
+
+/** The driver's connection under a query runner (node-postgres' client), as far as releaseReplica needs it. */
+type PgConnection = { end(): Promise<void> };
+
+/**
+ * Gives a replica connection back to its pool, or closes it when a statement on it went unanswered or it
+ * failed (the pool drops a closed connection). An unanswered statement may still run later: behind a pooler
+ * it waits there until the replica is back, and a BEGIN run then would leave the session in a transaction
+ * that the next read on this connection would join (docs/scaling.md, Read replica).
+ */
+async function releaseReplica(runner: QueryRunner, connection: PgConnection | null, broken: boolean): Promise<void> {
+  if (broken) await connection?.end().catch(() => undefined);
+  await runner.release();
+}
+
+/** The check's replay position, asked on one connection that is closed if it does not answer within CHECK_TIMEOUT_MS (releaseReplica). */
+async function checkReplayed(replica: DataSource): Promise<bigint> {
+  const runner = replica.createQueryRunner();
+  let connection: PgConnection | null = null;
+  let broken = false;
+  try {
+    connection = (await runner.connect()) as PgConnection;
+    return await withTimeout(replayPosition((sql) => runner.query(sql)), CHECK_TIMEOUT_MS);
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    await releaseReplica(runner, connection, broken);
+  }
 }
 
 /**
@@ -420,8 +470,8 @@ async function replayPosition(query: (sql: string) => Promise<unknown>): Promise
   return lsnValue(row.lsn);
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+function withTimeout<T>(work: Promise<T>, ms: number, late: () => Error = () => new Error(`no answer in ${ms} ms`)): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  const tooLate = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(late()), ms)));
+  return Promise.race([work, tooLate]).finally(() => clearTimeout(timer));
 }
