@@ -3,10 +3,13 @@ import { Client } from 'pg';
 import { ReadRouting, Sweepers } from '@app/core';
 import { REPORT_BUILD_SWEEP } from '@app/reports';
 import { RewardReports } from '@app/rewards';
-import { POOLED_USER } from '../support/private-pgbouncer';
+import { POOLED_USER, PrivatePgBouncer } from '../support/private-pgbouncer';
 import { eventually } from '../support/processes';
 import { ReplicatedService } from '../support/read-replica';
-import { SeededMerchant, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { choiceReward } from '../support/rewards';
+import { TcpProxy } from '../support/tcp-proxy';
+import { SeededMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
+import { clockOverride } from '../support/test-clock';
 
 const MAX_LAG_MS = 30_000;
 const WAIT_MS = 2_000;
@@ -14,7 +17,7 @@ const WAIT_MS = 2_000;
 /**
  * The read replica as production would run it (docs/scaling.md, Read replica): the primary and its streaming
  * replica each behind a PgBouncer of its own in transaction mode, DATABASE_URL through the primary's,
- * DATABASE_READ_URL through the replica's. Every statement of a replica read may meet another server session
+ * DATABASE_READ_URL through the replica's. Each transaction of a replica read may meet another server session
  * than the one before it, and a replica that stops leaves its pooler accepting connections.
  */
 describe('read replica behind PgBouncer in transaction mode', () => {
@@ -77,6 +80,56 @@ describe('read replica behind PgBouncer in transaction mode', () => {
     const replicaNow = await fromReplica();
     expect(await service.listIds(m.readKey)).toContain(id);
     expect(await fromReplica()).toBe(replicaNow + 1);
+  });
+
+  it('with two replicas behind one pooler, the credential that wrote reads its write on a replica that has replayed it', async () => {
+    // A TCP balancer in front of the replica and a second one, and a pooler on it that uses its two server sessions
+    // in turn (server_round_robin, as PgBouncer advises for several servers behind one address): a message on one
+    // replica, the next on the other. The first replica stops replaying; the second keeps up.
+    const second = await cluster.standby('replica2');
+    const balancer = await new TcpProxy('127.0.0.1', cluster.replica.port).roundRobin([cluster.replica.port, second.port]).start();
+    const pooler = await new PrivatePgBouncer({ server: { host: '127.0.0.1', port: balancer.port }, poolSize: 2, settings: { min_pool_size: 2, server_round_robin: 1 } }).start();
+    const other = await startTestApp({ env: { ...service.env, DATABASE_READ_URL: pooler.pooled(cluster.replica.url) }, overrides: [clockOverride(clock)] });
+    try {
+      await cluster.caughtUp(second);
+      await other.app.get(ReadRouting).check();
+      // Both of this pooler's server sessions open, one on each replica.
+      const backendsOn = async (url: string) => {
+        const admin = new Client({ connectionString: url });
+        await admin.connect();
+        try {
+          return (await admin.query(`SELECT pid FROM pg_stat_activity WHERE usename = $1`, [POOLED_USER])).rows.map((row) => row.pid as number);
+        } finally {
+          await admin.end();
+        }
+      };
+      await eventually(async () => {
+        await Promise.all(Array.from({ length: 4 }, () => other.api.as(m.readKey).get('/v1/rewards')));
+        const sessions = new Set((await pooler.show<{ database: string; remote_pid: string }>('SERVERS')).filter((s) => s.database === 'rewards').map((s) => Number(s.remote_pid)));
+        const onFirst = (await backendsOn(cluster.replica.url)).some((pid) => sessions.has(pid));
+        return onFirst && (await backendsOn(second.url)).some((pid) => sessions.has(pid));
+      });
+
+      await cluster.pauseReplay(cluster.replica);
+      try {
+        const replicaBefore = await fromReplica();
+        for (let i = 0; i < 3; i++) {
+          const created = await other.api.as(m.key).post('/v1/rewards', choiceReward(100));
+          expect(created.status).toBe(201);
+          // The replay check and the read's BEGIN go in one message: the read runs where the check was answered.
+          const listed = await other.api.as(m.key).get('/v1/rewards?page_size=100');
+          expect((listed.body.rewards as { id: string }[]).map((reward) => reward.id)).toContain(created.body.reward.id);
+        }
+        // From the replica that had replayed them, not from the primary.
+        expect(await fromReplica()).toBe(replicaBefore + 3);
+      } finally {
+        await cluster.resumeReplay(cluster.replica);
+      }
+    } finally {
+      await other.close();
+      await pooler.stop();
+      await balancer.cut();
+    }
   });
 
   it('the replica stopped behind its running pooler: reads go to the primary within seconds, /health/ready says down; started again, it serves', async () => {
@@ -145,14 +198,11 @@ describe('read replica behind PgBouncer in transaction mode', () => {
       const replicaBefore = await fromReplica();
       const filters = { createdGte: new Date(Date.now() - 3_600_000).toISOString(), createdLt: new Date(Date.now() + 3_600_000).toISOString() };
       const rows: unknown[][] = [];
-      let batches = 0;
-      for await (const batch of worker.app.get(RewardReports).rewardRows(read, m.accountId, filters, 2)) {
-        batches += 1;
-        for (const row of batch) rows.push(row);
-      }
+      for await (const batch of worker.app.get(RewardReports).rewardRows(read, m.accountId, filters, 2)) for (const row of batch) rows.push(row);
       expect(rows.map((row) => row[0])).toEqual(all);
       expect(rows.find((row) => row[0] === sent[0])?.[2]).toBe('SENT');
-      expect(await fromReplica()).toBe(replicaBefore + batches);
+      // Every read of the walk from the replica: one a batch of 2, and one more that ends it (it finds fewer than 2, or none).
+      expect(await fromReplica()).toBe(replicaBefore + Math.floor(all.length / 2) + 1);
     } finally {
       await cluster.resumeReplay();
     }

@@ -7,7 +7,7 @@ import { eventually } from './processes';
 // The fault-injection run's cluster control (plain JavaScript, shared with `npm run chaos`).
 const { Postgres } = require('../../scripts/chaos/cluster') as { Postgres: new (tmp: string, name: string) => PostgresCluster };
 
-interface PostgresCluster {
+export interface PostgresCluster {
   url: string;
   adminUrl: string;
   port: number;
@@ -28,6 +28,8 @@ export class PrivateReplication {
   private readonly tmp = mkdtempSync(join(tmpdir(), 'rewards-replica-'));
   readonly primary: PostgresCluster;
   readonly replica: PostgresCluster;
+  /** Replicas made by `standby`, stopped with the rest. */
+  private readonly more: PostgresCluster[] = [];
 
   constructor() {
     // The clusters run as the postgres user when the tests run as root: it must reach their folders.
@@ -45,32 +47,38 @@ export class PrivateReplication {
     return this;
   }
 
-  /** Stops replaying WAL (the replica still answers, with what it had): a replica falling behind, at will. */
-  pauseReplay(): Promise<void> {
-    return this.onReplica('SELECT pg_wal_replay_pause()');
+  /** One more streaming replica of the primary (a base backup of it as it is now), started. */
+  async standby(name: string): Promise<PostgresCluster> {
+    const replica = new Postgres(this.tmp, name);
+    this.more.push(replica);
+    await replica.standbyOf(this.primary);
+    await replica.start();
+    return replica;
   }
 
-  resumeReplay(): Promise<void> {
-    return this.onReplica('SELECT pg_wal_replay_resume()');
+  /** Stops replaying WAL (the replica still answers, with what it had): a replica falling behind, at will. */
+  async pauseReplay(replica = this.replica): Promise<void> {
+    await query(replica.url, 'SELECT pg_wal_replay_pause()');
+  }
+
+  async resumeReplay(replica = this.replica): Promise<void> {
+    await query(replica.url, 'SELECT pg_wal_replay_resume()');
   }
 
   /** Waits until the replica has replayed everything the primary had written when this was called. */
-  async caughtUp(): Promise<void> {
+  async caughtUp(replica = this.replica): Promise<void> {
     const [{ lsn }] = await query<{ lsn: string }>(this.primary.url, 'SELECT pg_current_wal_lsn()::text AS lsn');
     await eventually(async () => {
-      const [{ behind }] = await query<{ behind: boolean }>(this.replica.url, `SELECT pg_last_wal_replay_lsn() < $1::pg_lsn AS behind`, [lsn]);
+      const [{ behind }] = await query<{ behind: boolean }>(replica.url, `SELECT pg_last_wal_replay_lsn() < $1::pg_lsn AS behind`, [lsn]);
       return !behind;
     });
   }
 
   async stop(): Promise<void> {
+    for (const replica of this.more) await replica.stop().catch(() => undefined);
     await this.replica.stop().catch(() => undefined);
     await this.primary.stop().catch(() => undefined);
     rmSync(this.tmp, { recursive: true, force: true });
-  }
-
-  private async onReplica(sql: string): Promise<void> {
-    await query(this.replica.url, sql);
   }
 }
 

@@ -28,6 +28,8 @@ export class ReplicatedService {
   replicaPooler: PrivatePgBouncer | null = null;
   t!: TestApp;
   m!: SeededMerchant;
+  /** The environment the API was started with (another app on the same servers starts from it). */
+  env: Record<string, string> = {};
 
   constructor(
     private readonly options: {
@@ -61,6 +63,7 @@ export class ReplicatedService {
       env.DATABASE_READ_URL = this.cluster.replica.url;
     }
     this.clock.freeze();
+    this.env = env;
     this.t = await startTestApp({ env, overrides: [clockOverride(this.clock)] });
     this.m = await seedMerchant(this.t);
     await fund(this.t, this.m, 100_000);

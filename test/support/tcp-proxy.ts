@@ -10,6 +10,9 @@ export class TcpProxy {
   port = 0;
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
+  /** With roundRobin: the ports new connections go to, in turn. */
+  private turns: number[] = [];
+  private turn = 0;
 
   constructor(
     private targetHost: string,
@@ -25,10 +28,17 @@ export class TcpProxy {
     this.targetPort = port;
   }
 
+  /** New connections go to each of `ports` in turn, as a TCP load balancer in front of several servers does. */
+  roundRobin(ports: number[]): this {
+    this.turns = ports;
+    return this;
+  }
+
   async start(): Promise<this> {
     this.port ||= await freePort();
     this.server = createServer((client) => {
-      const upstream = connect(this.targetPort, this.targetHost);
+      const port = this.turns.length > 0 ? this.turns[this.turn++ % this.turns.length] : this.targetPort;
+      const upstream = connect(port, this.targetHost);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('close', () => this.sockets.delete(socket));

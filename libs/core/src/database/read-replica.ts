@@ -9,7 +9,7 @@ import type { AppConfig } from '../config/app-config';
 import { metricsRegistry } from '../metrics/metrics';
 import { RedisClient } from '../redis/redis.module';
 import { RUNTIME_ROLE } from './database-roles';
-import { inTransaction, readSnapshot, SNAPSHOT_SETTINGS } from './read-snapshot';
+import { inOpenTransaction, readSnapshot, SNAPSHOT_SETTINGS } from './read-snapshot';
 
 /**
  * Reads that may be served by a streaming replica (docs/scaling.md, Read replica): list pages,
@@ -22,9 +22,9 @@ import { inTransaction, readSnapshot, SNAPSHOT_SETTINGS } from './read-snapshot'
  *   or when the replica does not answer, reads go to the primary until a sample says otherwise.
  * - **Read your writes.** After a request that may have written, the credential's position on the
  *   primary is kept in Redis for a minute. A read by that credential waits up to READ_REPLICA_WAIT_MS
- *   for the replica to have replayed it, asking on the connection the read then uses (several replicas
- *   behind one address may differ), else reads the primary. Without Redis, or when the position could
- *   not be kept, such reads go to the primary.
+ *   for the replica to have replayed it, asking on the server session the read then uses (several
+ *   replicas behind one address, or behind one pooler, may differ), else reads the primary. Without
+ *   Redis, or when the position could not be kept, such reads go to the primary.
  * - **A replica that fails mid-read** (killed, restarted, a query cancelled by recovery): the read is
  *   run again on the primary, and a report carries on there from the batch it was at.
  * - **Behind a pooler** a replica that stops leaves statements unanswered rather than refused: a read
@@ -271,22 +271,24 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
   }
 
   /**
-   * `work` on one connection of the replica: first (when `needed`) that the replica has replayed that
-   * position, asked on this connection, then a read-only transaction with the serving sessions'
-   * settings. A fault of the replica or no replica session within SESSION_WAIT_MS is an outcome (the
-   * caller reads the primary), and the connection is closed rather than given back (releaseReplica);
-   * any other error is the read's own and is thrown.
+   * `work` on one connection of the replica, in a read-only transaction with the serving sessions'
+   * settings, opened (when `needed`) on a session that has replayed that position (openReplayed). A
+   * fault of the replica or no replica session within SESSION_WAIT_MS is an outcome (the caller reads
+   * the primary), and the connection is closed rather than given back (releaseReplica); any other
+   * error is the read's own and is thrown.
    */
   private async onReplica<T>(replica: DataSource, needed: bigint | null, isolation: Isolation, work: (manager: EntityManager) => Promise<T>): Promise<ReplicaOutcome<T>> {
     const runner = replica.createQueryRunner();
     let connection: PgConnection | null = null;
     let broken = false;
     try {
-      connection = (await runner.connect()) as PgConnection;
-      // The statements before the transaction: behind a pooler each waits there for a server session.
-      const opening = (sql: string) => withTimeout(runner.query(sql), SESSION_WAIT_MS, () => new NoReplicaSession(`no replica session within ${SESSION_WAIT_MS} ms`));
-      if (needed !== null && !(await this.replayedOn(opening, needed))) return { ran: false, reason: 'not_replayed' };
-      const value = await inReplicaTransaction(runner, isolation, work, opening);
+      const client = (connection = (await runner.connect()) as PgConnection);
+      // Until the transaction is open, behind a pooler each message waits there for a server session.
+      const send = (sql: string) => withTimeout(client.query(sql), SESSION_WAIT_MS, () => new NoReplicaSession(`no replica session within ${SESSION_WAIT_MS} ms`));
+      const begin = replicaBegin(isolation);
+      if (needed === null) await send(begin);
+      else if (!(await this.openReplayed(send, begin, needed))) return { ran: false, reason: 'not_replayed' };
+      const value = await inOpenTransaction(runner, work);
       databaseReads.inc({ target: 'replica', reason: 'replica' });
       return { ran: true, value };
     } catch (error) {
@@ -318,11 +320,20 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
     }
   }
 
-  /** Whether the replica that `query` reaches has replayed `lsn`, asking again every few ms for up to READ_REPLICA_WAIT_MS. */
-  private async replayedOn(query: (sql: string) => Promise<unknown>, lsn: bigint): Promise<boolean> {
+  /**
+   * Opens the read's transaction (`begin`) on a session of the replica that has replayed `lsn`, asking
+   * again every few ms for up to READ_REPLICA_WAIT_MS; false, with nothing left open, when none had.
+   * The question (a transaction of its own, before the read's snapshot) and `begin` go in one message:
+   * a pooler in transaction mode serves a message on one server session and keeps that session for
+   * the client while a transaction is open on it, so the read runs on the server that answered, which
+   * two statements sent one after the other would not ensure with several replicas behind the pooler.
+   */
+  private async openReplayed(send: (sql: string) => Promise<PgResult | PgResult[]>, begin: string, lsn: bigint): Promise<boolean> {
     const deadline = performance.now() + this.config.readReplicaWaitMs;
     for (;;) {
-      if ((await replayPosition(query)) >= lsn) return true;
+      const results = (await send(`BEGIN READ ONLY; ${REPLAY_POSITION_SQL}; COMMIT; ${begin}`)) as PgResult[];
+      if (lsnValue((results[1].rows[0] as { lsn: string }).lsn) >= lsn) return true;
+      await send('ROLLBACK');
       if (performance.now() >= deadline) return false;
       await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
     }
@@ -417,22 +428,19 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
 type Isolation = 'REPEATABLE READ' | 'READ COMMITTED';
 
 /**
- * A read-only transaction on a replica connection, with the settings the serving sessions get from
- * their connection options on the primary (the runtime role, no JIT) set locally, and a snapshot
- * read's own settings (readSnapshot) for REPEATABLE READ: one round trip (sent by `open`) before `work`.
+ * The BEGIN of a read-only transaction on a replica connection, with the settings the serving sessions
+ * get from their connection options on the primary (the runtime role, no JIT) set locally, and a
+ * snapshot read's own settings (readSnapshot) for REPEATABLE READ: one round trip before the read.
  */
-function inReplicaTransaction<T>(
-  runner: QueryRunner,
-  isolation: Isolation,
-  work: (manager: EntityManager) => Promise<T>,
-  open: (sql: string) => Promise<unknown>,
-): Promise<T> {
+function replicaBegin(isolation: Isolation): string {
   const settings = [`SET LOCAL role = ${RUNTIME_ROLE}`, 'SET LOCAL jit = off', ...(isolation === 'REPEATABLE READ' ? SNAPSHOT_SETTINGS : [])];
-  return inTransaction(runner, [`BEGIN ISOLATION LEVEL ${isolation} READ ONLY`, ...settings].join('; '), work, open);
+  return [`BEGIN ISOLATION LEVEL ${isolation} READ ONLY`, ...settings].join('; ');
 }
 
-/** The driver's connection under a query runner (node-postgres' client), as far as releaseReplica needs it. */
-type PgConnection = { end(): Promise<void> };
+/** One statement's result from node-postgres (a message of several statements gives one each). */
+type PgResult = { rows: unknown[] };
+/** The driver's connection under a query runner (node-postgres' client), as far as a replica read needs it. */
+type PgConnection = { query(sql: string): Promise<PgResult | PgResult[]>; end(): Promise<void> };
 
 /**
  * Gives a replica connection back to its pool, or closes it when a statement on it went unanswered or it
@@ -462,11 +470,14 @@ async function checkReplayed(replica: DataSource): Promise<bigint> {
 }
 
 /**
- * What the server has replayed. A server at DATABASE_READ_URL that is not in recovery (the primary
- * itself, or a promoted replica) has everything it wrote: its own WAL position.
+ * What the server has replayed, as `lsn`. A server at DATABASE_READ_URL that is not in recovery (the
+ * primary itself, or a promoted replica) has everything it wrote: its own WAL position.
  */
+const REPLAY_POSITION_SQL = 'SELECT coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text AS lsn';
+
+/** The replay position (REPLAY_POSITION_SQL), asked with `query`. */
 async function replayPosition(query: (sql: string) => Promise<unknown>): Promise<bigint> {
-  const [row] = (await query('SELECT coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text AS lsn')) as { lsn: string }[];
+  const [row] = (await query(REPLAY_POSITION_SQL)) as { lsn: string }[];
   return lsnValue(row.lsn);
 }
 

@@ -24,17 +24,14 @@ export async function readSnapshot<T>(dataSource: DataSource, work: (manager: En
   }
 }
 
-/**
- * `work` on `runner` between `begin` (a BEGIN and its SET LOCALs, one round trip, sent by `open`: a replica read
- * bounds its wait) and COMMIT, rolled back if it throws.
- */
-export async function inTransaction<T>(
-  runner: QueryRunner,
-  begin: string,
-  work: (manager: EntityManager) => Promise<T>,
-  open: (sql: string) => Promise<unknown> = (sql) => runner.query(sql),
-): Promise<T> {
-  await open(begin);
+/** `work` on `runner` between `begin` (a BEGIN and its SET LOCALs, one round trip) and COMMIT, rolled back if it throws. */
+export async function inTransaction<T>(runner: QueryRunner, begin: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  await runner.query(begin);
+  return inOpenTransaction(runner, work);
+}
+
+/** `work` in the transaction already open on `runner`, then COMMIT; ROLLBACK if it throws. */
+export async function inOpenTransaction<T>(runner: QueryRunner, work: (manager: EntityManager) => Promise<T>): Promise<T> {
   try {
     const result = await work(runner.manager);
     await runner.query('COMMIT');
