@@ -4,7 +4,7 @@ import type { AppConfig } from '@app/core';
 import { connectToRelay, Mailer, OutgoingMail } from './mailer.service';
 
 /** A relay in this process: what it received, over how many connections, and whether each was TLS. */
-async function relay(options: Partial<SMTPServerOptions> = {}) {
+async function relay(options: Partial<SMTPServerOptions> = {}, port = 0) {
   const received: { to: string; secure: boolean }[] = [];
   let connections = 0;
   const server = new SMTPServer({
@@ -23,9 +23,8 @@ async function relay(options: Partial<SMTPServerOptions> = {}) {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, received, connections: () => connections, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { port: (server.server.address() as AddressInfo).port, received, connections: () => connections, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 const mail = (to: string): OutgoingMail => ({ fromName: 'Acme', to, subject: 'Your reward', html: '<p>Hello</p>', text: 'Hello', reference: to });
@@ -49,9 +48,8 @@ describe('Mailer over SMTP (docs/delivery.md, Connections to the relay)', () => 
     const sink = await relay({ disabledCommands: ['STARTTLS'] });
     let socket: Socket | undefined;
     try {
-      socket = await new Promise<Socket>((resolve, reject) =>
-        connectToRelay({ host: '127.0.0.1', port: sink.port }, (error, options) => (error ? reject(error) : resolve(options!.connection))),
-      );
+      socket = await new Promise<Socket>((resolve) => connectToRelay({ host: '127.0.0.1', port: sink.port }, (_error, options) => resolve(options.connection)));
+      await new Promise((resolve) => socket!.once('connect', resolve));
       // Node keeps the socket's TCP_NODELAY setting under this symbol (net.Socket#setNoDelay); it has no public getter.
       const noDelay = Object.getOwnPropertySymbols(socket).find((symbol) => symbol.description === 'kSetNoDelay');
       expect(noDelay).toBeDefined();
@@ -82,17 +80,25 @@ describe('Mailer over SMTP (docs/delivery.md, Connections to the relay)', () => 
     }
   });
 
-  it('fails the message with the reason, and no reply code, when the relay cannot be reached', async () => {
-    const sink = await relay({ disabledCommands: ['STARTTLS'] });
-    await sink.close();
-    const mailer = mailerFor(`smtp://127.0.0.1:${sink.port}`);
+  it('fails each message with the reason, and no reply code, while the relay cannot be reached, and sends again once it can', async () => {
+    const gone = await relay({ disabledCommands: ['STARTTLS'] });
+    await gone.close();
+    // One connection at most: a failed connect that kept its place in the pool would leave no room for the next.
+    const mailer = mailerFor(`smtp://127.0.0.1:${gone.port}?maxConnections=1`);
+    let back: Awaited<ReturnType<typeof relay>> | undefined;
     try {
-      const error = (await mailer.send(mail('nobody@example.com')).catch((e: unknown) => e)) as { message: string; responseCode?: number };
-      expect(error.message).toContain('ECONNREFUSED');
-      // No reply code: the reward's e-mail is tried again later (smtpRefusal, a temporary refusal).
-      expect(error.responseCode).toBeUndefined();
+      for (const to of ['a@example.com', 'b@example.com', 'c@example.com']) {
+        const error = (await mailer.send(mail(to)).catch((e: unknown) => e)) as { message: string; responseCode?: number };
+        expect(error.message).toContain('ECONNREFUSED');
+        // No reply code: the reward's e-mail is tried again later (smtpRefusal, a temporary refusal).
+        expect(error.responseCode).toBeUndefined();
+      }
+      back = await relay({ disabledCommands: ['STARTTLS'] }, gone.port);
+      await mailer.send(mail('d@example.com'));
+      expect(back.received.map((m) => m.to)).toEqual(['d@example.com']);
     } finally {
       mailer.onApplicationShutdown();
+      await back?.close();
     }
   });
 });

@@ -46,27 +46,19 @@ export const SMTP_POOL: Pick<SMTPPool.Options, 'maxConnections' | 'maxMessages' 
  * a message's body in many small writes; with Nagle on, the kernel holds each one until the relay has
  * acknowledged the one before, and a relay acknowledges data it has no reply to only when its
  * delayed-ACK timer fires (40 ms on Linux): every message waited for it. Host and port default as
- * nodemailer's own connect does. A failure to connect, or no connection within `connectionTimeout`,
- * fails the message as unanswered (temporary), as nodemailer's own connect did.
+ * nodemailer's own connect does.
+ *
+ * The socket is handed over at once, still connecting, and never with an error: nodemailer attaches its
+ * handlers before this returns, so a refused or failed connect reaches it as the connection's error (its
+ * pool then drops that connection; an error given to the callback instead would leave the pool's slot
+ * taken for good), and its greeting timeout bounds a connect that never completes.
  */
 export function connectToRelay(
-  options: Pick<SMTPPool.Options, 'host' | 'port' | 'secure' | 'localAddress' | 'connectionTimeout'>,
-  callback: (error: Error | null, socketOptions?: { connection: Socket }) => void,
+  options: Pick<SMTPPool.Options, 'host' | 'port' | 'secure' | 'localAddress'>,
+  callback: (error: Error | null, socketOptions: { connection: Socket }) => void,
 ): void {
   const port = Number(options.port) || (options.secure ? 465 : 587);
-  const socket = tcpConnect({ host: options.host || 'localhost', port, localAddress: options.localAddress, noDelay: true, keepAlive: true });
-  const settle = (error?: Error): void => {
-    clearTimeout(timer);
-    socket.off('connect', settle).off('error', settle);
-    if (!error) return callback(null, { connection: socket });
-    socket.destroy();
-    callback(error);
-  };
-  const timer = setTimeout(
-    () => settle(Object.assign(new Error(`Connection timeout to ${options.host || 'localhost'}:${port}`), { code: 'ETIMEDOUT' })),
-    options.connectionTimeout ?? SMTP_POOL.connectionTimeout,
-  );
-  socket.once('connect', settle).once('error', settle);
+  callback(null, { connection: tcpConnect({ host: options.host || 'localhost', port, localAddress: options.localAddress, noDelay: true, keepAlive: true }) });
 }
 
 /**
