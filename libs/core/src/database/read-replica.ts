@@ -275,12 +275,14 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
    * settings, opened (when `needed`) on a session that has replayed that position (openReplayed). A
    * fault of the replica or no replica session within SESSION_WAIT_MS is an outcome (the caller reads
    * the primary), and the connection is closed rather than given back (releaseReplica); any other
-   * error is the read's own and is thrown.
+   * error is the read's own and is thrown, the connection closed too when the error came before the
+   * read's transaction was open (it may have left one open or aborted there).
    */
   private async onReplica<T>(replica: DataSource, needed: bigint | null, isolation: Isolation, work: (manager: EntityManager) => Promise<T>): Promise<ReplicaOutcome<T>> {
     const runner = replica.createQueryRunner();
     let connection: PgConnection | null = null;
     let broken = false;
+    let opened = false;
     try {
       const client = (connection = (await runner.connect()) as PgConnection);
       // Until the transaction is open, behind a pooler each message waits there for a server session.
@@ -288,11 +290,13 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
       const begin = replicaBegin(isolation);
       if (needed === null) await send(begin);
       else if (!(await this.openReplayed(send, begin, needed))) return { ran: false, reason: 'not_replayed' };
+      opened = true;
       const value = await inOpenTransaction(runner, work);
       databaseReads.inc({ target: 'replica', reason: 'replica' });
       return { ran: true, value };
     } catch (error) {
-      broken = error instanceof NoReplicaSession || replicaFault(error);
+      // An error before the read's transaction was open (a SET LOCAL refused, say) may leave one open or aborted on it.
+      broken = !opened || error instanceof NoReplicaSession || replicaFault(error);
       if (poolBusy(error)) return { ran: false, reason: 'busy' };
       if (!replicaFault(error)) throw error;
       this.failed(error);
