@@ -1,11 +1,9 @@
-import Papa from 'papaparse';
 import { Client } from 'pg';
-import { ReadRouting, Sweepers } from '@app/core';
-import { REPORT_BUILD_SWEEP } from '@app/reports';
+import { ReadRouting } from '@app/core';
 import { RewardReports } from '@app/rewards';
 import { POOLED_USER, PrivatePgBouncer } from '../support/private-pgbouncer';
 import { eventually } from '../support/processes';
-import { ReplicatedService } from '../support/read-replica';
+import { builtRewardsReport, ReplicatedService } from '../support/read-replica';
 import { choiceReward } from '../support/rewards';
 import { TcpProxy } from '../support/tcp-proxy';
 import { SeededMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
@@ -214,16 +212,8 @@ describe('read replica behind PgBouncer in transaction mode', () => {
     await cluster.caughtUp();
     await workerReads.check();
     const replicaBefore = await fromReplica();
-    const requested = await t.api.as(m.readKey).post('/v1/reports', { type: 'rewards' });
-    expect(requested.status).toBe(202);
-    await worker.app.get(Sweepers).run(REPORT_BUILD_SWEEP);
-    const report = await eventually(async () => {
-      const got = await t.api.as(m.readKey).get(`/v1/reports/${requested.body.report.id}`);
-      return got.body.report.status === 'COMPLETED' && got.body.report;
-    });
+    const { report, rows: csvRows } = await builtRewardsReport(t, worker, m.readKey);
     expect(report.rowCount).toBe(all.length);
-    const csv = await t.api.as(m.readKey).get(`/v1/reports/${report.id}/download`);
-    const csvRows = Papa.parse<Record<string, string>>(csv.text, { header: true, skipEmptyLines: true }).data;
     expect(csvRows.map((row) => row.id)).toEqual(all);
     expect(csvRows.find((row) => row.id === sent[0])?.status).toBe('CANCELED');
     expect(await fromReplica()).toBeGreaterThan(replicaBefore);

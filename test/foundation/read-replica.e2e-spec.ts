@@ -1,9 +1,7 @@
-import Papa from 'papaparse';
-import { ReadRouting, Sweepers } from '@app/core';
-import { REPORT_BUILD_SWEEP } from '@app/reports';
+import { ReadRouting } from '@app/core';
 import { RewardReports } from '@app/rewards';
 import { eventually } from '../support/processes';
-import { ReplicatedService } from '../support/read-replica';
+import { builtRewardsReport, ReplicatedService } from '../support/read-replica';
 import { SeededMerchant, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 const MAX_LAG_MS = 30_000;
@@ -153,16 +151,8 @@ describe('read replica (DATABASE_READ_URL)', () => {
     // A whole report requested and built with the replica down completes from the primary. (Its range ends at
     // the request by the clock, which stamped the rewards: a second on, every one of them is inside it.)
     clock.advance(1_000);
-    const requested = await t.api.as(m.readKey).post('/v1/reports', { type: 'rewards' });
-    expect(requested.status).toBe(202);
-    await worker.app.get(Sweepers).run(REPORT_BUILD_SWEEP);
-    const report = await eventually(async () => {
-      const got = await t.api.as(m.readKey).get(`/v1/reports/${requested.body.report.id}`);
-      return got.body.report.status === 'COMPLETED' && got.body.report;
-    });
+    const { report, rows } = await builtRewardsReport(t, worker, m.readKey);
     expect(report.rowCount).toBe(all.length);
-    const csv = await t.api.as(m.readKey).get(`/v1/reports/${report.id}/download`);
-    const rows = Papa.parse<Record<string, string>>(csv.text, { header: true, skipEmptyLines: true }).data;
     expect(rows.map((row) => row.id)).toEqual(all);
 
     // Back up: it catches up and serves again.

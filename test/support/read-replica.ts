@@ -1,8 +1,11 @@
-import { loadConfig, prepareInfrastructure, ReadRouting } from '@app/core';
+import Papa from 'papaparse';
+import { loadConfig, prepareInfrastructure, ReadRouting, Sweepers } from '@app/core';
+import { REPORT_BUILD_SWEEP } from '@app/reports';
 import { PrivatePgBouncer } from './private-pgbouncer';
 import { PrivateReplication } from './private-replica';
 import { choiceReward, fund } from './rewards';
-import { SeededMerchant, seedMerchant, startTestApp, TestApp } from './test-app';
+import { eventually } from './processes';
+import { SeededMerchant, seedMerchant, startTestApp, TestApp, TestWorker } from './test-app';
 import { clockOverride, TestClock } from './test-clock';
 
 /** What /health/ready answers, as far as the replica tests read it. */
@@ -113,4 +116,20 @@ export class ReplicatedService {
       .filter((l) => line.test(l))
       .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
   }
+}
+
+/**
+ * A rewards report requested with `key`, built by one run of `worker`'s report sweep, once COMPLETED, and
+ * the rows of its downloaded CSV.
+ */
+export async function builtRewardsReport(t: TestApp, worker: TestWorker, key: string): Promise<{ report: { id: string; rowCount: number }; rows: Record<string, string>[] }> {
+  const requested = await t.api.as(key).post('/v1/reports', { type: 'rewards' });
+  expect(requested.status).toBe(202);
+  await worker.app.get(Sweepers).run(REPORT_BUILD_SWEEP);
+  const report = await eventually(async () => {
+    const got = await t.api.as(key).get(`/v1/reports/${requested.body.report.id}`);
+    return got.body.report.status === 'COMPLETED' && got.body.report;
+  });
+  const csv = await t.api.as(key).get(`/v1/reports/${report.id}/download`);
+  return { report, rows: Papa.parse<Record<string, string>>(csv.text, { header: true, skipEmptyLines: true }).data };
 }
