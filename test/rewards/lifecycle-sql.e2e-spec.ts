@@ -58,7 +58,7 @@ describe('golden SQL of the lifecycle statements', () => {
       ['Release, after a transient supplier error', await capture(() => lease.release(card!))],
       [
         'Sweeper: PENDING cards with no live lease, older than 30 s',
-        await capture(() => ctx.app.get(RewardRepository).cardsToSweep('30 seconds', 1000), everything),
+        await capture(() => ctx.app.get(RewardRepository).cardsToSweep('30 seconds', 1000, new Date()), everything),
       ],
     ]);
   });

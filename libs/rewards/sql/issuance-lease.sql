@@ -30,6 +30,6 @@ RETURNING c.id AS id;
 
 -- Sweeper: PENDING cards with no live lease, older than 30 s
 SELECT c.id FROM reward_cards c
- WHERE c.status = 'PENDING' AND NOT c.held_for_approval AND c.created_at < now() - $1::interval
+ WHERE c.status = 'PENDING' AND NOT c.held_for_approval AND c.created_at < $3::timestamptz - $1::interval
    AND (c.issuing_since IS NULL OR c.issuing_since < clock_timestamp() - interval '15000 milliseconds')
  ORDER BY c.created_at LIMIT $2;

@@ -132,18 +132,19 @@ export class RewardRepository {
   }
 
   /**
-   * PENDING cards older than `orphanAfter` whose lease is not live, oldest first: a job that was
+   * PENDING cards older than `orphanAfter` at `now` whose lease is not live, oldest first: a job that was
    * never enqueued or was lost, or a run that died at the supplier (the sweeper enqueues them again).
+   * `now` is the service's clock, the one a card's `created_at` is stamped by (docs/testing.md, Time).
    */
-  async cardsToSweep(orphanAfter: string, limit: number): Promise<string[]> {
+  async cardsToSweep(orphanAfter: string, limit: number, now: Date): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(
       [
         `SELECT c.id FROM reward_cards c`,
-        ` WHERE ${CARD_ISSUANCE_LEASE.pending('c')} AND c.created_at < now() - $1::interval`,
+        ` WHERE ${CARD_ISSUANCE_LEASE.pending('c')} AND c.created_at < $3::timestamptz - $1::interval`,
         `   AND ${CARD_ISSUANCE_LEASE.free('c')}`,
         ` ORDER BY c.created_at LIMIT $2`,
       ].join('\n'),
-      [orphanAfter, limit],
+      [orphanAfter, limit, now],
     );
     return rows.map((row) => row.id);
   }
