@@ -174,6 +174,11 @@ describe('OAuth: code and token theft', () => {
   it("codes and tokens expire by the service's clock: a code after 5 minutes, an access token after an hour, a refresh token after 30 days", async () => {
     // Three days ahead of the wall clock and the database's: neither reaches an expiry set by this one.
     clock.freeze(new Date(Date.now() + 3 * 86_400_000));
+    // A code is still good a second before its five minutes are up, by this clock…
+    const early = await freshCode();
+    clock.advance(AUTHORIZATION_CODE_TTL_SECONDS * 1000 - 1000);
+    expect(await exchange(app, early.callback, early.attempt)).toMatchObject({ token_type: 'bearer' });
+    // …and refused once they are.
     const { attempt, callback } = await freshCode();
     clock.advance(AUTHORIZATION_CODE_TTL_SECONDS * 1000);
     await expect(exchange(app, callback, attempt)).rejects.toMatchObject({
@@ -182,6 +187,7 @@ describe('OAuth: code and token theft', () => {
     });
 
     const tokens = await connect(t, app, merchant, 'account:read');
+    const spare = await connect(t, app, merchant, 'account:read');
     clock.advance(ACCESS_TOKEN_TTL_SECONDS * 1000 - 1000);
     expect(await accountStatus(tokens.access_token)).toBe(200);
     clock.advance(1000);
@@ -190,7 +196,10 @@ describe('OAuth: code and token theft', () => {
     t.app.get(CredentialResolverRegistry).revoked();
     expect(await accountStatus(tokens.access_token)).toBe(401);
 
-    clock.advance((REFRESH_TOKEN_TTL_SECONDS - ACCESS_TOKEN_TTL_SECONDS) * 1000);
+    // A refresh token works a second before its 30 days are up, and not once they are.
+    clock.advance((REFRESH_TOKEN_TTL_SECONDS - ACCESS_TOKEN_TTL_SECONDS) * 1000 - 1000);
+    expect(await refresh(app, spare.refresh_token!)).toMatchObject({ token_type: 'bearer' });
+    clock.advance(1000);
     await expect(refresh(app, tokens.refresh_token!)).rejects.toMatchObject({
       error: 'invalid_grant',
       error_description: 'The refresh token has expired.',
