@@ -288,7 +288,9 @@ describe('reward lifecycle: list, read, cancel, resend, failures, expiry', () =>
     });
     expect(pick.status).toBe(201);
     const { card } = (await pick.json()) as { card: { id: string } };
-    clock.advance(120_000);
+    // Both fall due by moving their expiry back, not the clock on: a clock two minutes on would make the new card
+    // look lost to the workers' issuance sweep (it measures a card's age on that clock), which could issue it first.
+    await dataSource.query(`UPDATE rewards SET expires_at = now() - interval '1 minute' WHERE id = ANY($1)`, [[created.body.reward.id, unpicked]]);
 
     await worker.app.get(RewardBackgroundJobs).expireDue();
     expect((await reward(paused, m, unpicked)).status).toBe('EXPIRED');
