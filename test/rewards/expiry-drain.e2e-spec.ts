@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { RewardBackgroundJobs } from '@app/rewards';
 import { adminDataSource } from '../support/database-admin';
+import { eventually } from '../support/processes';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
 import { choiceReward, countRows, fund } from '../support/rewards';
 import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
@@ -49,6 +50,12 @@ describe('expiry drain: many due rewards of one merchant, several sweepers, send
     const hotIds = await dueRewards(hot, 600, 1_000);
     const otherIds = await dueRewards(other, 60, 1_000);
     const notDue = (await t.api.as(hot.key).post('/v1/rewards', choiceReward(1_000, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() }))).body.reward.id;
+    // The workers are still recording the rewards' e-mails, each on its reward's row, which a sweep passes by
+    // (SKIP LOCKED) while it is held: the drain starts once they are all recorded.
+    await eventually(
+      async () => (await countRows(dataSource, `SELECT 1 FROM rewards WHERE id = ANY($1::text[]) AND email_status <> 'DELIVERED'`, [[...hotIds, ...otherIds]])) === 0,
+      60_000,
+    );
 
     // Every change of a wallet row's balances, with the transaction that made it (made as the owner role:
     // the service's own role may create no table or trigger).

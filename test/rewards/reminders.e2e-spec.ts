@@ -63,14 +63,17 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
   };
   /** The clock at `ms` after the reward's delivery (its sentAt, written when it was sent). */
   const atSentPlus = (sent: { reward: { sentAt: string } }, ms: number) => clock.freeze(new Date(new Date(sent.reward.sentAt).getTime() + ms));
-  /**
-   * Every e-mail of that kind is out (or skipped): none left pending. For the reward's own e-mail: the sink
-   * has the message a moment before the mail worker records it, in a transaction that locks the reward's
-   * row, and a sweep in that moment passes the reward by (SKIP LOCKED) until the next one; a test that
-   * sweeps once waits for `settled(id, 'reward')` first.
-   */
+  /** Every e-mail of that kind is out (or skipped): none left pending. */
   const settled = async (id: string, kind: 'reminder' | 'reward' = 'reminder') =>
     eventually(async () => (await mailJobs(id, kind)).every((job: { status: string }) => job.status !== 'PENDING'));
+  /**
+   * The rewards' own e-mails are recorded as delivered. The sink has a message a moment before the mail worker
+   * records it, first on the job, then on the reward's row (`email_status`), which that update locks; a sweep
+   * in that moment passes the reward by (SKIP LOCKED) until the next one. A test that sweeps once after a send
+   * waits for this first.
+   */
+  const delivered = async (...ids: string[]) =>
+    eventually(async () => (await dataSource.query(`SELECT 1 FROM rewards WHERE id = ANY ($1) AND email_status = 'DELIVERED'`, [ids])).length === ids.length);
 
   it('settings: the default is none; PUT replaces them, audited; GET reads them back', async () => {
     const other = await seedMerchant(t);
@@ -124,7 +127,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     const sent = await send(choiceReward(1_000, { recipient: to, externalId: 'remind-after' }));
     const id = sent.reward.id;
     await smtp.waitFor((mail) => mail.to.includes(to.email));
-    await settled(id, 'reward');
+    await delivered(id);
 
     // Not due yet.
     await sweep();
@@ -170,7 +173,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     const sent = await send(choiceReward(2_000, { recipient: to, expiresAt }));
     const id = sent.reward.id;
     await smtp.waitFor((mail) => mail.to.includes(to.email));
-    await settled(id, 'reward');
+    await delivered(id);
 
     // 8 days on, the 1- and 3-day reminders and the one 2 days before expiry are all due: one e-mail, the last due.
     clock.freeze(new Date(new Date(expiresAt).getTime() - 2 * DAY + 1_000));
@@ -198,6 +201,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     const redeemed = await send(fixedReward(picks.fixedUsd));
     await eventually(async () => (await reward(redeemed.reward.id)).status === 'REDEEMED');
     const expiring = await send(choiceReward(1_000, { expiresAt: new Date(clock.now().getTime() + 5 * DAY).toISOString() }));
+    await delivered(expiring.reward.id);
 
     clock.advance(6 * DAY);
     await worker.app.get(RewardLifecycle).expireDue();
@@ -232,6 +236,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     const sent = res.body as { reward: { id: string; sentAt: string } };
     const id = sent.reward.id;
     const remindAt = async () => (await dataSource.query(`SELECT remind_at FROM rewards WHERE id = $1`, [id]))[0].remind_at as Date | null;
+    await delivered(id);
 
     // Sent while its account has no settings: the sweep is not asked to look at it, now or later.
     expect(await remindAt()).toBeNull();
@@ -272,6 +277,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     await dataSource.query(`UPDATE rewards SET remind_at = NULL WHERE id = ANY ($1)`, [[raced.reward.id, later.reward.id]]);
     await dataSource.query(`UPDATE rewards SET created_at = created_at + interval '10 minutes' WHERE id = $1`, [later.reward.id]);
     const remindAt = async (id: string) => (await dataSource.query(`SELECT remind_at FROM rewards WHERE id = $1`, [id]))[0].remind_at as Date | null;
+    await delivered(raced.reward.id, later.reward.id);
 
     atSentPlus(raced, 0);
     await sweep();
@@ -303,6 +309,7 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     expect(bulk.status).toBe(207);
     const [optedOut, remembered] = bulk.body.results.map((r: { rewardId: string }) => r.rewardId);
     expect((await api().post('/v1/rewards', choiceReward(1_000, { reminders: 'no' }))).status).toBe(400);
+    await delivered(single.reward.id, optedOut, remembered);
 
     atSentPlus(single, DAY + 60_000);
     await sweep();
