@@ -754,6 +754,9 @@ describe('merchant dashboard in a real browser (Debian chromium)', () => {
       await nav(page, 'Rewards').click();
       await page.getByLabel('Campaign').fill('trail');
       await page.getByRole('button', { name: 'Search' }).click();
+      // The search is in the address before the range is typed: each field's change builds the next address from
+      // the one the page last rendered, so a range typed in the same instant could drop the campaign.
+      await page.waitForURL(/campaign=trail/);
       await page.getByLabel('From', { exact: true }).fill(today);
       await page.getByLabel('To', { exact: true }).fill(today);
       await page.waitForURL(/campaign=trail.*from=|from=.*campaign=trail/);

@@ -3,7 +3,6 @@ import { CatalogRulesService } from '@app/catalog';
 import { ValidationError } from '@app/core';
 import { RewardLifecycle } from '@app/rewards';
 import { IssuanceLease } from '../../libs/rewards/src/lifecycle/issuance-lease';
-import { MailJobRepository } from '../../libs/rewards/src/lifecycle/mail-job.repository';
 import { MailLease } from '../../libs/rewards/src/lifecycle/mail-lease';
 import { RewardSender } from '../../libs/rewards/src/reward-sender.service';
 import { expectLedgerInvariants } from '../support/ledger-invariants';
@@ -156,7 +155,7 @@ describe('reward lifecycle (service)', () => {
       });
       const third = await mailLease.take(mailJobId);
       expect(third).toMatchObject({ attempt: 3 });
-      await ctx.app.get(MailJobRepository).markSent(third!, new Date());
+      await lifecycle.emailDelivered(third!, new Date());
       expect(await mailLease.take(mailJobId)).toBeNull();
     });
 

@@ -124,14 +124,14 @@ describe('golden SQL of the lifecycle statements', () => {
     const renew = await capture(() => mailLease.renew(mail!));
     const release = await capture(() => mailLease.release(mail!, 'SMTP 451: try again later'));
     mail = await mailLease.take(first.mailJobId);
-    const sent = await capture(() => mailJobs.markSent(mail!, new Date()));
+    const sent = await capture(() => lifecycle.emailDelivered(mail!, new Date()));
     const other = await mailLease.take(second.mailJobId);
     const failed = await capture(() => mailJobs.markFailed(other!, 'SMTP 550: no such mailbox'));
     expectGolden('mail-lease.sql', [
       ['Take: claim a PENDING job, unless another run holds a live lease', take],
       ["Renew, while the send lasts (the heartbeat's statement, here for one lease)", renew],
       ['Release, after a failed send that is retried', release],
-      ['Sent', sent],
+      ["Sent: the job, and the reward's e-mail status (one statement)", sent],
       ['Failed, after the last attempt', failed],
       ['Sweeper: PENDING jobs whose lease ran out', await capture(() => mailLease.expired(1000), everything)],
     ]);

@@ -68,8 +68,8 @@ describe('reward reminders: settings, after-days and before-expiry reminders, on
     eventually(async () => (await mailJobs(id, kind)).every((job: { status: string }) => job.status !== 'PENDING'));
   /**
    * The rewards' own e-mails are recorded as delivered. The sink has a message a moment before the mail worker
-   * records it, first on the job, then on the reward's row (`email_status`), which that update locks; a sweep
-   * in that moment passes the reward by (SKIP LOCKED) until the next one. A test that sweeps once after a send
+   * records it, on the job and on the reward's row (`email_status`), which that statement locks; a sweep in
+   * that moment passes the reward by (SKIP LOCKED) until the next one. A test that sweeps once after a send
    * waits for this first.
    */
   const delivered = async (...ids: string[]) =>

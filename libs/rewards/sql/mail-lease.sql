@@ -28,8 +28,11 @@ UPDATE mail_jobs m
    AND m.status = 'PENDING' AND m.leased_until IS NOT NULL
 RETURNING m.id AS id;
 
--- Sent
-UPDATE mail_jobs SET status = 'SENT', sent_at = $2, last_error = NULL WHERE id = $1 AND status = 'PENDING';
+-- Sent: the job, and the reward's e-mail status (one statement)
+WITH sent AS (UPDATE mail_jobs SET status = 'SENT', sent_at = $3, last_error = NULL WHERE id = $2 AND status = 'PENDING')
+       UPDATE rewards SET email_status = 'DELIVERED'
+        WHERE id = $1
+          AND NOT EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND channel = $4 AND status = 'PENDING' AND id <> $2);
 
 -- Failed, after the last attempt
 UPDATE mail_jobs SET status = 'FAILED', leased_until = NULL, last_error = $2 WHERE id = $1 AND status = 'PENDING';

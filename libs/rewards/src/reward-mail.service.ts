@@ -59,8 +59,7 @@ export class RewardMailService {
     } catch (error) {
       return this.refused(mail, channel, channel.refusal(error));
     }
-    await this.mailJobs.markSent(mail, this.clock.now());
-    await channel.delivered();
+    await channel.delivered(this.clock.now());
     channel.counter.inc({ outcome: 'sent' });
     return 'sent';
   }
@@ -76,7 +75,7 @@ export class RewardMailService {
         transmit: () => this.mailer.send(outgoing),
         refusal: smtpRefusal,
         failed: (reason) => this.lifecycle.emailFailed(mail, reason),
-        delivered: () => this.lifecycle.emailDelivered(mail.rewardId, mail.id),
+        delivered: (sentAt) => this.lifecycle.emailDelivered(mail, sentAt),
       };
     }
     return {
@@ -85,7 +84,7 @@ export class RewardMailService {
       refusal: (error) =>
         error instanceof SmsRefusal ? error : { permanent: false, reason: String((error as Error)?.message ?? error).replace(/\s+/g, ' ').slice(0, 200) },
       failed: (reason) => this.lifecycle.smsFailed(mail, reason),
-      delivered: () => this.lifecycle.smsSent(mail.rewardId, mail.id),
+      delivered: (sentAt) => this.lifecycle.smsSent(mail, sentAt),
     };
   }
 
@@ -179,7 +178,8 @@ interface DeliveryChannel {
   transmit(): Promise<unknown>;
   refusal(error: unknown): { permanent: boolean; reason: string };
   failed(reason: string): Promise<unknown>;
-  delivered(): Promise<unknown>;
+  /** The job SENT at `sentAt` and the reward's status for the channel, in one statement. */
+  delivered(sentAt: Date): Promise<unknown>;
 }
 
 interface MailRow {

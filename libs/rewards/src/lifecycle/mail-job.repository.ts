@@ -37,14 +37,6 @@ export class MailJobRepository {
     ]);
   }
 
-  /** The server accepted the message: SENT, whoever holds the lease now. */
-  async markSent(mail: LeasedMail, sentAt: Date): Promise<void> {
-    await this.dataSource.query(`UPDATE mail_jobs SET status = 'SENT', sent_at = $2, last_error = NULL WHERE id = $1 AND status = 'PENDING'`, [
-      mail.id,
-      sentAt,
-    ]);
-  }
-
   /** The last attempt failed: FAILED, with why, and no lease (in `manager`'s transaction when given). */
   async markFailed(mail: Pick<LeasedMail, 'id'>, lastError: string, manager: EntityManager = this.dataSource.manager): Promise<void> {
     await manager.query(

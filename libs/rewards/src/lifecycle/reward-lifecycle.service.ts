@@ -773,15 +773,11 @@ export class RewardLifecycle {
   }
 
   /**
-   * The relay accepted a reward e-mail: the reward's `emailStatus` is DELIVERED, unless a later
-   * e-mail of it (a resend, a correction) is still on its way.
+   * The relay accepted a reward e-mail: its job is SENT at `sentAt`, and the reward's `emailStatus` is
+   * DELIVERED, unless a later e-mail of it (a resend, a correction) is still on its way.
    */
-  async emailDelivered(rewardId: string, mailJobId: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE rewards SET email_status = 'DELIVERED'
-        WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND channel = 'email' AND status = 'PENDING' AND id <> $2)`,
-      [rewardId, mailJobId],
-    );
+  emailDelivered(mail: { id: string; rewardId: string }, sentAt: Date): Promise<void> {
+    return this.messageSent(mail, sentAt, 'email', `email_status = 'DELIVERED'`);
   }
 
   /**
@@ -817,15 +813,26 @@ export class RewardLifecycle {
   }
 
   /**
-   * The SMS provider took a reward's text: the reward's `smsStatus` is SENT, unless a later text of
-   * it (a resend) is still on its way (docs/delivery.md, SMS).
+   * The SMS provider took a reward's text: its job is SENT at `sentAt`, and the reward's `smsStatus` is
+   * SENT, unless a later text of it (a resend) is still on its way (docs/delivery.md, SMS).
    */
-  async smsSent(rewardId: string, smsJobId: string): Promise<void> {
+  smsSent(job: { id: string; rewardId: string }, sentAt: Date): Promise<void> {
+    return this.messageSent(job, sentAt, 'sms', `sms_status = 'SENT'`, ' AND recipient_phone IS NOT NULL');
+  }
+
+  /**
+   * A job's message went out: the job SENT and the reward's status for its channel (`set`), in one statement,
+   * so that no crash leaves the job sent and the reward still waiting for it. The reward's update runs whatever
+   * the job's did (a job already SENT by a duplicate run changes nothing); the pending check reads the rows as
+   * they were before the statement, which is why it leaves this job out by its id.
+   */
+  private async messageSent(job: { id: string; rewardId: string }, sentAt: Date, channel: 'email' | 'sms', set: string, where = ''): Promise<void> {
     await this.dataSource.query(
-      `UPDATE rewards SET sms_status = 'SENT'
-        WHERE id = $1 AND recipient_phone IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND channel = 'sms' AND status = 'PENDING' AND id <> $2)`,
-      [rewardId, smsJobId],
+      `WITH sent AS (UPDATE mail_jobs SET status = 'SENT', sent_at = $3, last_error = NULL WHERE id = $2 AND status = 'PENDING')
+       UPDATE rewards SET ${set}
+        WHERE id = $1${where}
+          AND NOT EXISTS (SELECT 1 FROM mail_jobs WHERE reward_id = $1 AND channel = $4 AND status = 'PENDING' AND id <> $2)`,
+      [job.rewardId, job.id, sentAt, channel],
     );
   }
 
