@@ -464,7 +464,8 @@ async function checkReplayed(replica: DataSource): Promise<bigint> {
   let broken = false;
   try {
     connection = (await runner.connect()) as PgConnection;
-    return await withTimeout(replayPosition((sql) => runner.query(sql)), CHECK_TIMEOUT_MS);
+    const [row] = (await withTimeout(runner.query(REPLAY_POSITION_SQL), CHECK_TIMEOUT_MS)) as { lsn: string }[];
+    return lsnValue(row.lsn);
   } catch (error) {
     broken = true;
     throw error;
@@ -478,12 +479,6 @@ async function checkReplayed(replica: DataSource): Promise<bigint> {
  * primary itself, or a promoted replica) has everything it wrote: its own WAL position.
  */
 const REPLAY_POSITION_SQL = 'SELECT coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text AS lsn';
-
-/** The replay position (REPLAY_POSITION_SQL), asked with `query`. */
-async function replayPosition(query: (sql: string) => Promise<unknown>): Promise<bigint> {
-  const [row] = (await query(REPLAY_POSITION_SQL)) as { lsn: string }[];
-  return lsnValue(row.lsn);
-}
 
 function withTimeout<T>(work: Promise<T>, ms: number, late: () => Error = () => new Error(`no answer in ${ms} ms`)): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
