@@ -1,7 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTransport } from 'nodemailer';
+import SMTPPool from 'nodemailer/lib/smtp-pool';
 import { SMTPServer, SMTPServerOptions } from 'smtp-server';
 import type { AppConfig } from '@app/core';
-import { connectToRelay, Mailer, OutgoingMail } from './mailer.service';
+import { connectToRelay, Mailer, OutgoingMail, SMTP_POOL } from './mailer.service';
 
 /** A relay in this process: what it received, over how many connections, and whether each was TLS. */
 async function relay(options: Partial<SMTPServerOptions> = {}, port = 0) {
@@ -23,6 +29,8 @@ async function relay(options: Partial<SMTPServerOptions> = {}, port = 0) {
       });
     },
   });
+  // A client that refuses the relay's certificate closes the connection mid-handshake: the relay reports it here.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { port: (server.server.address() as AddressInfo).port, received, connections: () => connections, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
@@ -100,5 +108,63 @@ describe('Mailer over SMTP (docs/delivery.md, Connections to the relay)', () => 
       mailer.onApplicationShutdown();
       await back?.close();
     }
+  });
+
+  describe("the relay's certificate, checked over the connection the pool opens itself", () => {
+    // A certificate authority of the test's own, and two certificates it signed: one for the name the
+    // mailer dials (localhost), one for another name. openssl is part of the machine's base system.
+    const dir = mkdtempSync(join(tmpdir(), 'relay-tls-'));
+    const pem = (name: string) => readFileSync(join(dir, name));
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+    beforeAll(() => {
+      openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Relay test CA');
+      for (const name of ['localhost', 'relay.example']) {
+        openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
+        writeFileSync(join(dir, `${name}.ext`), `subjectAltName=DNS:${name}\n`);
+        openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-out', `${name}.pem`, '-extfile', `${name}.ext`);
+      }
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** The Mailer's own pool settings and connector, trusting the test's authority as a relay's public one is trusted. */
+    const poolTo = (url: string) => createTransport(new SMTPPool({ ...SMTP_POOL, pool: true, url, getSocket: connectToRelay, tls: { ca: pem('ca.pem') } }));
+    const send = (transport: ReturnType<typeof poolTo>, to: string) =>
+      transport.sendMail({ from: 'rewards@example.com', to, subject: 'Your reward', text: 'Hello' }).then(
+        () => 'sent',
+        (error: Error) => error.message,
+      );
+
+    it.each([
+      ['smtps://', true],
+      ['smtp:// with STARTTLS', false],
+    ])('%s: a certificate for the name dialled is taken; one for another name is refused before anything is sent', async (_label, secure) => {
+      const right = await relay({ secure, key: pem('localhost.key'), cert: pem('localhost.pem') });
+      const wrong = await relay({ secure, key: pem('relay.example.key'), cert: pem('relay.example.pem') });
+      const scheme = secure ? 'smtps' : 'smtp';
+      const transports = [poolTo(`${scheme}://localhost:${right.port}`), poolTo(`${scheme}://localhost:${wrong.port}`)];
+      try {
+        expect(await send(transports[0], 'right@example.com')).toBe('sent');
+        expect(right.received).toEqual([{ to: 'right@example.com', secure: true }]);
+        expect(await send(transports[1], 'wrong@example.com')).toMatch(/does not match certificate's altnames|Hostname\/IP does not match/);
+        expect(wrong.received).toEqual([]);
+      } finally {
+        transports.forEach((t) => t.close());
+        await Promise.all([right.close(), wrong.close()]);
+      }
+    });
+
+    it('a certificate for the right name that no trusted authority signed is refused by the Mailer as configured from SMTP_URL', async () => {
+      // The Mailer trusts the system's authorities only, and nothing in SMTP_URL says to accept this one.
+      const sink = await relay({ secure: true, key: pem('localhost.key'), cert: pem('localhost.pem') });
+      const mailer = mailerFor(`smtps://localhost:${sink.port}`);
+      try {
+        const error = (await mailer.send(mail('a@example.com')).catch((e: unknown) => e)) as Error;
+        expect(error.message).toMatch(/unable to (verify the first certificate|get local issuer certificate)/);
+        expect(sink.received).toEqual([]);
+      } finally {
+        mailer.onApplicationShutdown();
+        await sink.close();
+      }
+    });
   });
 });
