@@ -1,5 +1,6 @@
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { AUDIT_ACTIONS, useAuditLog } from '../api/audit';
+import { useAddressParams } from '../components/address-params';
 import { DataTable } from '../components/DataTable';
 import { Pager } from '../components/Pager';
 import { StatusMessage } from '../components/StatusMessage';
@@ -31,7 +32,7 @@ function Changes({ entry }: { entry: AuditEntryLike }) {
 }
 
 export function AuditLogPage() {
-  const [params, setParams] = useSearchParams();
+  const [params, update] = useAddressParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const action = AUDIT_ACTIONS.find((a) => a === params.get('action'));
   const log = useAuditLog(page, action);
@@ -40,7 +41,7 @@ export function AuditLogPage() {
       <h1>Audit log</h1>
       <div className="filters">
         <label htmlFor="action">Action</label>
-        <select id="action" value={action ?? ''} onChange={(e) => setParams(e.target.value ? { action: e.target.value } : {})}>
+        <select id="action" value={action ?? ''} onChange={(e) => update({ action: e.target.value, page: undefined })}>
           <option value="">Any</option>
           {AUDIT_ACTIONS.map((a) => (
             <option key={a}>{a}</option>
@@ -71,7 +72,7 @@ export function AuditLogPage() {
               { header: 'Address', cell: (e) => e.ipAddress ?? '—' },
             ]}
           />
-          <Pager page={page} total={log.data.total} pageSize={50} onPage={(p) => setParams({ ...(action ? { action } : {}), page: String(p) })} />
+          <Pager page={page} total={log.data.total} pageSize={50} onPage={(p) => update({ page: String(p) })} />
         </>
       )}
     </>

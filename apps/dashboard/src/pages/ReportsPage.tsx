@@ -1,8 +1,8 @@
 import type { FormEvent } from 'react';
-import { useSearchParams } from 'react-router';
 import { downloadUrl, useReports, useRequestReport, type Report, type ReportFilters, type ReportType } from '../api/reports';
 import { createdRange } from '../api/rewards';
 import { useHasScope } from '../api/session';
+import { useAddressParams } from '../components/address-params';
 import { DataTable } from '../components/DataTable';
 import { DateRangeFields } from '../components/DateRangeFields';
 import { fieldIssue, FormError, issueOf } from '../components/FormError';
@@ -38,7 +38,7 @@ export function ReportsPage() {
   const mayWallet = useHasScope('wallet:read');
   const types = (Object.keys(TYPE_LABELS) as ReportType[]).filter((type) => (type === 'wallet_transactions' ? mayWallet : mayRewards));
   // The request's type, range and carried-over filters live in the address, as the lists' filters do.
-  const [params, setParams] = useSearchParams();
+  const [params, update] = useAddressParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const type = types.find((t) => t === params.get('report')) ?? types[0];
   const from = params.get('from') || undefined;
@@ -49,15 +49,6 @@ export function ReportsPage() {
   });
   const reports = useReports(page, PAGE_SIZE);
   const request = useRequestReport();
-
-  const update = (changes: Record<string, string | undefined>) => {
-    const next = new URLSearchParams(params);
-    for (const [name, value] of Object.entries(changes)) {
-      if (value) next.set(name, value);
-      else next.delete(name);
-    }
-    setParams(next);
-  };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

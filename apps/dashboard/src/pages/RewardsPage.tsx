@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { exportCsv } from '../api/export';
 import { canCancel, canResend, fetchRewardsForExport, REWARD_SORTS, REWARD_STATUSES, useBulkRewardAction, useRewards, type Reward } from '../api/rewards';
 import { useHasScope } from '../api/session';
+import { useAddressParams } from '../components/address-params';
 import type { MenuAction } from '../components/ActionsMenu';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DateRangeFields } from '../components/DateRangeFields';
@@ -36,7 +37,7 @@ const exportRow = (r: Reward) => [
 
 export function RewardsPage() {
   // Filters live in the address, so a filtered page can be bookmarked or shared.
-  const [params, setParams] = useSearchParams();
+  const [params, update] = useAddressParams();
   const navigate = useNavigate();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const status = REWARD_STATUSES.find((s) => s === params.get('status'));
@@ -113,15 +114,6 @@ export function RewardsPage() {
   const cancelable = chosen.filter(canCancel);
   const resendable = chosen.filter(canResend);
   const run = (action: 'cancel' | 'resend', ids: string[]) => bulk.mutate({ action, ids }, { onSuccess: (outcome) => outcome.failed.length === 0 && setSelected(new Map()) });
-
-  const update = (changes: Record<string, string | undefined>) => {
-    const next = new URLSearchParams(params);
-    for (const [key, value] of Object.entries(changes)) {
-      if (value) next.set(key, value);
-      else next.delete(key);
-    }
-    setParams(next);
-  };
 
   return (
     <>

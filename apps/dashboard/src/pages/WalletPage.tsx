@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { exportCsv } from '../api/export';
 import { useFxRates } from '../api/fx';
 import { useHasScope } from '../api/session';
 import { fetchTransactionsForExport, receiptUrl, useTopUp, useWallets, useWalletTransactions, type WalletTransaction } from '../api/wallet';
+import { useAddressParams } from '../components/address-params';
 import { Balances } from '../components/Balances';
 import { DataTable } from '../components/DataTable';
 import { DateRangeFields } from '../components/DateRangeFields';
@@ -27,7 +28,7 @@ const TRANSACTION_KINDS = ['TOPUP', 'HOLD', 'CAPTURE', 'RELEASE', 'CONVERSION_OU
 export function WalletPage() {
   const mayFund = useHasScope('wallet:write');
   // The page and the currency filter live in the address, so a filtered list can be bookmarked.
-  const [params, setParams] = useSearchParams();
+  const [params, update] = useAddressParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const currency = params.get('currency') || undefined;
   const wallets = useWallets();
@@ -43,15 +44,6 @@ export function WalletPage() {
   const currencies = wallets.data ? supportedCurrencies(wallets.data, rates.data ?? []) : [];
   // The filter offers the currencies held (only they have transactions), and the one asked for by address.
   const held = [...new Set([...(wallets.data ?? []).map((w) => w.currency), ...(currency ? [currency] : [])])];
-
-  const update = (changes: Record<string, string | undefined>) => {
-    const next = new URLSearchParams(params);
-    for (const [name, value] of Object.entries(changes)) {
-      if (value) next.set(name, value);
-      else next.delete(name);
-    }
-    setParams(next);
-  };
 
   return (
     <>
