@@ -4,6 +4,7 @@ import type { RewardListFilter } from '@app/rewards';
 import { IssuanceLease } from '../../libs/rewards/src/lifecycle/issuance-lease';
 import { MailJobRepository } from '../../libs/rewards/src/lifecycle/mail-job.repository';
 import { MailLease } from '../../libs/rewards/src/lifecycle/mail-lease';
+import { MAIL_READ, MailRow } from '../../libs/rewards/src/reward-mail.service';
 import { RewardRepository } from '../../libs/rewards/src/lifecycle/reward.repository';
 import { fundedAccount, RewardsContext, sendReward, startRewardsContext, usdItems } from '../support/rewards-context';
 import { captureStatements, expectGolden } from '../support/sql-golden';
@@ -127,12 +128,19 @@ describe('golden SQL of the lifecycle statements', () => {
     const sent = await capture(() => lifecycle.emailDelivered(mail!, new Date()));
     const other = await mailLease.take(second.mailJobId);
     const failed = await capture(() => mailJobs.markFailed(other!, 'SMTP 550: no such mailbox'));
+    // The worker's take: the lease and what the message shows, in one statement (RewardMailService).
+    const third = await sendChoice(1_000);
+    let taken: { row: MailRow } | null = null;
+    const takeReading = await capture(async () => (taken = await mailLease.takeReading<MailRow>(third.mailJobId, MAIL_READ)));
+    expect(taken!.row).toMatchObject({ job_id: third.mailJobId, id: third.rewardId, kind: 'reward', channel: 'email', attempts: 1 });
+    expect(taken!.row.token_sealed).toEqual(expect.any(String));
     expectGolden('mail-lease.sql', [
       ['Take: claim a PENDING job, unless another run holds a live lease', take],
       ["Renew, while the send lasts (the heartbeat's statement, here for one lease)", renew],
       ['Release, after a failed send that is retried', release],
       ["Sent: the job, and the reward's e-mail status (one statement)", sent],
       ['Failed, after the last attempt', failed],
+      ["The worker's take: the lease, with what the message shows (one statement)", takeReading],
       ['Sweeper: PENDING jobs whose lease ran out', await capture(() => mailLease.expired(1000), everything)],
     ]);
   });

@@ -37,6 +37,21 @@ WITH sent AS (UPDATE mail_jobs SET status = 'SENT', sent_at = $3, last_error = N
 -- Failed, after the last attempt
 UPDATE mail_jobs SET status = 'FAILED', leased_until = NULL, last_error = $2 WHERE id = $1 AND status = 'PENDING';
 
+-- The worker's take: the lease, with what the message shows (one statement)
+WITH taken AS (UPDATE mail_jobs m
+   SET attempts = m.attempts + 1,
+       leased_until = clock_timestamp() + interval '10000 milliseconds'
+ WHERE m.id = $1 AND m.status = 'PENDING'
+   AND (m.leased_until IS NULL OR m.leased_until < clock_timestamp())
+RETURNING m.id AS job_id, m.reward_id, m.attempts, m.kind, m.channel)
+SELECT taken.*, r.id, r.account_id, r.type, r.face_value_cents, r.currency, r.recipient_email, r.recipient_first_name,
+       r.recipient_language, r.recipient_phone, r.message, r.brand_name, r.expires_at, r.status, r.remaining_value_cents,
+       a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed
+  FROM taken
+  LEFT JOIN rewards r ON r.id = taken.reward_id
+  LEFT JOIN accounts a ON a.id = r.account_id
+  LEFT JOIN redemption_links l ON l.reward_id = r.id AND l.token_sealed IS NOT NULL;
+
 -- Sweeper: PENDING jobs whose lease ran out
 SELECT m.id AS id, m.attempts AS attempt
   FROM mail_jobs m

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig, bigintCents, Clock, queryRows } from '@app/core';
+import { APP_CONFIG, AppConfig, bigintCents, Clock } from '@app/core';
 import { Mailer, OutgoingMail, OutgoingSms, renderRewardEmail, renderRewardSms, SmsRefusal, SmsSender } from '@app/mail';
 import { RewardEntity } from './entities/reward.entity';
 import { stillRemindable } from './reminders/reminder-plan';
 import { MailJobRepository } from './lifecycle/mail-job.repository';
-import { LeasedMail, MailLease } from './lifecycle/mail-lease';
+import { LeasedMail, MailLease, TakenMail } from './lifecycle/mail-lease';
 import { RewardLifecycle } from './lifecycle/reward-lifecycle.service';
 import { redemptionUrl } from './reward-drafts';
 import { emailsSent, smsSent } from './reward-metrics';
@@ -20,7 +19,6 @@ import { emailsSent, smsSent } from './reward-metrics';
 @Injectable()
 export class RewardMailService {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly mailer: Mailer,
     private readonly sms: SmsSender,
     private readonly lease: MailLease,
@@ -32,15 +30,17 @@ export class RewardMailService {
 
   async send(mailJobId: string, finalAttempt: boolean): Promise<'sent' | 'retrying' | 'failed' | 'skipped'> {
     // The lease keeps a duplicate job (a stalled job re-run, the sweeper) from sending it twice at once.
-    const mail = await this.lease.take(mailJobId);
-    if (!mail) return 'skipped';
-    return this.lease.hold(mail, () => this.deliver(mail, finalAttempt));
+    // The take reads what the message shows in the same statement (MAIL_READ).
+    const taken = await this.lease.takeReading<MailRow>(mailJobId, MAIL_READ);
+    if (!taken) return 'skipped';
+    const { mail, row } = taken;
+    return this.lease.hold(mail, () => this.deliver(mail, row, finalAttempt));
   }
 
-  private async deliver(mail: LeasedMail, finalAttempt: boolean): Promise<'sent' | 'retrying' | 'failed'> {
+  private async deliver(mail: LeasedMail, row: MailRow, finalAttempt: boolean): Promise<'sent' | 'retrying' | 'failed'> {
     let outgoing: OutgoingMail | OutgoingSms | null;
     try {
-      outgoing = await this.compose(mail);
+      outgoing = await this.compose(mail, row);
     } catch (error) {
       // Not the relay's answer (the database, a missing row): the queue's own retries, as before.
       emailsSent.inc({ outcome: finalAttempt ? 'failed' : 'retrying' });
@@ -110,8 +110,8 @@ export class RewardMailService {
   }
 
   /** The e-mail or text to send; null for a reminder whose reward has nothing left to remind of. */
-  private async compose(mail: LeasedMail): Promise<OutgoingMail | OutgoingSms | null> {
-    const row = await this.readForMail(mail.rewardId, mail.id);
+  private async compose(mail: LeasedMail, row: MailRow): Promise<OutgoingMail | OutgoingSms | null> {
+    if (row.id === null) throw new Error(`reward ${mail.rewardId} of the e-mail job not found`);
     const reminder = row.kind === 'reminder';
     if (reminder && !stillRemindable({ type: row.type, status: row.status, remainingValueCents: Number(row.remaining_value_cents), expiresAt: row.expires_at }, this.clock.now())) {
       return null;
@@ -148,29 +148,6 @@ export class RewardMailService {
     });
     return { fromName: senderName, to: row.recipient_email, reference: `${row.id}-${mail.id}`, ...email };
   }
-
-  /**
-   * What the e-mail shows, in one read: the reward, its account's branding and the sealed link token
-   * (none for a reward sent before rewards kept one: redemptionToken then makes it). One statement
-   * instead of three entity lookups, each of which built a TypeORM query on the worker thread.
-   */
-  private async readForMail(rewardId: string, jobId: string): Promise<MailRow> {
-    const [row] = await queryRows<MailRow>(
-      this.dataSource.manager,
-      `SELECT r.id, r.account_id, r.type, r.face_value_cents, r.currency, r.recipient_email, r.recipient_first_name,
-              r.recipient_language, r.recipient_phone, r.message, r.brand_name, r.expires_at, r.status, r.remaining_value_cents,
-              j.kind, j.channel,
-              a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed
-         FROM rewards r
-         JOIN accounts a ON a.id = r.account_id
-         LEFT JOIN redemption_links l ON l.reward_id = r.id AND l.token_sealed IS NOT NULL
-         LEFT JOIN mail_jobs j ON j.id = $2
-        WHERE r.id = $1`,
-      [rewardId, jobId],
-    );
-    if (!row) throw new Error(`reward ${rewardId} of the e-mail job not found`);
-    return row;
-  }
 }
 
 interface DeliveryChannel {
@@ -182,9 +159,23 @@ interface DeliveryChannel {
   delivered(sentAt: Date): Promise<unknown>;
 }
 
-interface MailRow {
-  id: string;
-  kind: 'reward' | 'resend' | 'reminder' | null;
+/**
+ * What a message shows, read over the job `taken` (MailLease.takeReading): the reward, its account's
+ * branding and the sealed link token (none for a reward sent before rewards kept one: redemptionToken
+ * then makes it). Outer joins, so a job taken always comes back (its reward's columns null if the
+ * reward were gone, and the send then fails as any read would).
+ */
+export const MAIL_READ = (taken: string) => `SELECT ${taken}.*, r.id, r.account_id, r.type, r.face_value_cents, r.currency, r.recipient_email, r.recipient_first_name,
+       r.recipient_language, r.recipient_phone, r.message, r.brand_name, r.expires_at, r.status, r.remaining_value_cents,
+       a.name AS account_name, a.sender_name, a.logo_url, a.brand_color, l.token_sealed
+  FROM ${taken}
+  LEFT JOIN rewards r ON r.id = ${taken}.reward_id
+  LEFT JOIN accounts a ON a.id = r.account_id
+  LEFT JOIN redemption_links l ON l.reward_id = r.id AND l.token_sealed IS NOT NULL`;
+
+export interface MailRow extends TakenMail {
+  /** The reward's id; null only if the reward were gone. */
+  id: string | null;
   status: RewardEntity['status'];
   remaining_value_cents: string;
   account_id: string;
@@ -203,7 +194,6 @@ interface MailRow {
   logo_url: string | null;
   brand_color: string | null;
   token_sealed: string | null;
-  channel: 'email' | 'sms' | null;
 }
 
 export interface SmtpRefusal {

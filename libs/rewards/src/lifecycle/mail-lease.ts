@@ -22,6 +22,15 @@ export const MAIL_LEASE = new RowLease({
   ms: MAIL_LEASE_MS,
 });
 
+/** What `takeReading` returns of the job it took, beside what its caller selects. */
+export interface TakenMail {
+  job_id: string;
+  reward_id: string;
+  attempts: number;
+  kind: 'reward' | 'resend' | 'reminder';
+  channel: 'email' | 'sms';
+}
+
 /** An e-mail job whose lease a run holds, and which attempt this is. */
 export interface LeasedMail {
   id: string;
@@ -54,6 +63,24 @@ export class MailLease implements Lease<LeasedMail, [lastError: string]> {
       (statement) => MAIL_LEASE.takeOne(statement, { id: mailJobId, returning: 'm.id, m.reward_id, m.attempts' }),
       (row) => ({ id: row.id, rewardId: row.reward_id, attempt: row.attempts }),
     );
+  }
+
+  /**
+   * `take`, and in the same statement what the send reads about the job it took: `select` is a query
+   * over `taken` (the job's `job_id`, `reward_id`, `attempts`, `kind` and `channel`). One round trip
+   * instead of two; the read sees the database as the take does. Null as for `take`.
+   */
+  async takeReading<Row extends TakenMail>(mailJobId: string, select: (taken: string) => string): Promise<{ mail: LeasedMail; row: Row } | null> {
+    let read: Row | undefined;
+    const mail = await this.leases.take<Row>(
+      (statement) =>
+        `WITH taken AS (${MAIL_LEASE.takeOne(statement, { id: mailJobId, returning: 'm.id AS job_id, m.reward_id, m.attempts, m.kind, m.channel' })})\n${select('taken')}`,
+      (row) => {
+        read = row;
+        return { id: row.job_id, rewardId: row.reward_id, attempt: row.attempts };
+      },
+    );
+    return mail && read ? { mail, row: read } : null;
   }
 
   /** Moves the lease on, if this run still holds it (what `hold`'s heartbeat sends). */
