@@ -1,10 +1,13 @@
 import { ReadRouting } from '@app/core';
 import { RewardReports } from '@app/rewards';
+import { DataSource } from 'typeorm';
 import { eventually } from '../support/processes';
 import { builtRewardsReport, ReplicatedService } from '../support/read-replica';
 import { SeededMerchant, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 const MAX_LAG_MS = 30_000;
+/** READ_REPLICA_QUERY_TIMEOUT_MS here: a replica statement unanswered this long fails (30 s by default). */
+const QUERY_TIMEOUT_MS = 4_000;
 
 /**
  * Reads from a streaming replica (docs/scaling.md, Read replica): a private primary and a real hot
@@ -13,7 +16,7 @@ const MAX_LAG_MS = 30_000;
  * test/foundation/read-replica-pooled.e2e-spec.ts runs the same service with each server behind a PgBouncer.
  */
 describe('read replica (DATABASE_READ_URL)', () => {
-  const service = new ReplicatedService({ maxLagMs: MAX_LAG_MS, waitMs: 100 });
+  const service = new ReplicatedService({ maxLagMs: MAX_LAG_MS, waitMs: 100, queryTimeoutMs: QUERY_TIMEOUT_MS });
   const { clock, cluster } = service;
   let t: TestApp;
   let worker: TestWorker;
@@ -158,6 +161,42 @@ describe('read replica (DATABASE_READ_URL)', () => {
     // Back up: it catches up and serves again.
     await cluster.replica.start();
     await cluster.caughtUp();
+    await eventually(async () => {
+      await reads().check();
+      return (await health()).readReplica?.status === 'ok';
+    });
+  });
+
+  it('a replica that freezes in the middle of a read: the read is run again on the primary after one timeout, its connection closed without a ROLLBACK', async () => {
+    await cluster.caughtUp();
+    await reads().check();
+    expect((await health()).readReplica?.status).toBe('ok');
+    const read = await reads().reader();
+    const moved = await metric(/^database_reads_total\{target="primary",reason="failed_over"\}/);
+    const onPrimary = Number((await service.t.app.get(DataSource).query('SELECT count(*)::int AS n FROM rewards'))[0].n);
+    let stopped: number[] = [];
+    const ran: string[] = [];
+    const started = performance.now();
+    try {
+      const count = await read(async (manager) => {
+        const [{ recovery }] = (await manager.query('SELECT pg_is_in_recovery() AS recovery')) as { recovery: boolean }[];
+        ran.push(recovery ? 'replica' : 'primary');
+        // The transaction is open on the replica, and its next statement will get no answer.
+        if (recovery) stopped = cluster.freeze();
+        return Number(((await manager.query('SELECT count(*)::int AS n FROM rewards')) as { n: number }[])[0].n);
+      });
+      const waited = performance.now() - started;
+      expect(ran).toEqual(['replica', 'primary']);
+      expect(count).toBe(onPrimary);
+      expect(await metric(/^database_reads_total\{target="primary",reason="failed_over"\}/)).toBe(moved + 1);
+      // One timeout, not two: a ROLLBACK sent on that connection would have queued behind the statement that
+      // got no answer, and failed only after a timeout of its own.
+      expect(waited).toBeGreaterThanOrEqual(QUERY_TIMEOUT_MS - 100);
+      expect(waited).toBeLessThan(2 * QUERY_TIMEOUT_MS - 500);
+    } finally {
+      cluster.thaw(stopped);
+    }
+    // Thawed, it serves again.
     await eventually(async () => {
       await reads().check();
       return (await health()).readReplica?.status === 'ok';

@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -8,6 +9,8 @@ import { eventually } from './processes';
 const { Postgres } = require('../../scripts/chaos/cluster') as { Postgres: new (tmp: string, name: string) => PostgresCluster };
 
 export interface PostgresCluster {
+  /** Its data folder. */
+  dir: string;
   url: string;
   adminUrl: string;
   port: number;
@@ -72,6 +75,22 @@ export class PrivateReplication {
       const [{ behind }] = await query<{ behind: boolean }>(replica.url, `SELECT pg_last_wal_replay_lsn() < $1::pg_lsn AS behind`, [lsn]);
       return !behind;
     });
+  }
+
+  /**
+   * Stops every process of `cluster` where it is (SIGSTOP), as a host that froze: its connections stay
+   * open, and nothing on them is answered until `thaw`. Returns the processes stopped.
+   */
+  freeze(cluster = this.replica): number[] {
+    const postmaster = Number(readFileSync(join(cluster.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    const stopped = [postmaster, ...children];
+    for (const pid of stopped) process.kill(pid, 'SIGSTOP');
+    return stopped;
+  }
+
+  thaw(stopped: number[]): void {
+    for (const pid of stopped) process.kill(pid, 'SIGCONT');
   }
 
   async stop(): Promise<void> {

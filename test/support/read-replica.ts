@@ -38,6 +38,8 @@ export class ReplicatedService {
     private readonly options: {
       maxLagMs: number;
       waitMs: number;
+      /** READ_REPLICA_QUERY_TIMEOUT_MS, when not the default. */
+      queryTimeoutMs?: number;
       /** Each server behind a PgBouncer of its own; `settings` are more lines for the replica's. */
       pooled?: { replicaSettings?: Record<string, string | number> };
     },
@@ -47,6 +49,7 @@ export class ReplicatedService {
     let env: Record<string, string> = {};
     await this.cluster.start(async (primaryUrl) => {
       env = { DATABASE_URL: primaryUrl, READ_REPLICA_MAX_LAG_MS: String(this.options.maxLagMs), READ_REPLICA_WAIT_MS: String(this.options.waitMs) };
+      if (this.options.queryTimeoutMs) env.READ_REPLICA_QUERY_TIMEOUT_MS = String(this.options.queryTimeoutMs);
       // The roles and the migrations, straight to the primary.
       await prepareInfrastructure(loadConfig({ ...process.env, ...env }));
       if (!this.options.pooled) return;

@@ -34,6 +34,8 @@ export interface AppConfig {
   readReplicaMaxLagMs: number;
   /** How long a read waits for the replica to replay its credential's last write before it reads the primary (READ_REPLICA_WAIT_MS). */
   readReplicaWaitMs: number;
+  /** A statement on the replica unanswered this long fails, and the read goes to the primary (READ_REPLICA_QUERY_TIMEOUT_MS). */
+  readReplicaQueryTimeoutMs: number;
   redisUrl: string;
   queuePrefix: string;
   runWorkers: boolean;
@@ -237,6 +239,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseReadUrl: url(env, 'DATABASE_READ_URL', null, ['postgres:', 'postgresql:']),
     readReplicaMaxLagMs: integer(env, 'READ_REPLICA_MAX_LAG_MS', 5_000, 0, 3_600_000),
     readReplicaWaitMs: integer(env, 'READ_REPLICA_WAIT_MS', 250, 0, 10_000),
+    readReplicaQueryTimeoutMs: integer(env, 'READ_REPLICA_QUERY_TIMEOUT_MS', 30_000, 1_000, 600_000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
     queuePrefix,
     runWorkers: boolean(env, 'RUN_WORKERS', true),

@@ -52,8 +52,6 @@ const CHECK_TIMEOUT_MS = 5_000;
  * (the pooler holds it until one frees, or while the replica is unreachable, for as long as its query_wait_timeout).
  */
 const SESSION_WAIT_MS = 2_000;
-/** One statement on the replica answered in this long, or it is read from the primary. */
-const REPLICA_QUERY_TIMEOUT_MS = 30_000;
 /** Primary positions kept while the replica has not replayed them; past it, the middle ones go (the oldest stays: it is the lag). */
 const MAX_SAMPLES = 600;
 
@@ -291,7 +289,9 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
       if (needed === null) await send(begin);
       else if (!(await this.openReplayed(send, begin, needed))) return { ran: false, reason: 'not_replayed' };
       opened = true;
-      const value = await inOpenTransaction(runner, work);
+      // On a fault of the replica the connection is closed (releaseReplica), not rolled back: a ROLLBACK
+      // after an unanswered statement would queue behind it and wait a whole timeout more.
+      const value = await inOpenTransaction(runner, work, replicaFault);
       databaseReads.inc({ target: 'replica', reason: 'replica' });
       return { ran: true, value };
     } catch (error) {
@@ -382,7 +382,7 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
       // A standby is read-only: no CREATE EXTENSION at connect.
       installExtensions: false,
       // No `options`: a pooler may stand in front of the replica; each read sets what it needs with SET LOCAL.
-      extra: { max: 10, connectionTimeoutMillis: SESSION_WAIT_MS, keepAlive: true, query_timeout: REPLICA_QUERY_TIMEOUT_MS },
+      extra: { max: 10, connectionTimeoutMillis: SESSION_WAIT_MS, keepAlive: true, query_timeout: this.config.readReplicaQueryTimeoutMs },
     });
     await source.initialize();
     if (this.stopped) {

@@ -30,14 +30,18 @@ export async function inTransaction<T>(runner: QueryRunner, begin: string, work:
   return inOpenTransaction(runner, work);
 }
 
-/** `work` in the transaction already open on `runner`, then COMMIT; ROLLBACK if it throws. */
-export async function inOpenTransaction<T>(runner: QueryRunner, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+/**
+ * `work` in the transaction already open on `runner`, then COMMIT; ROLLBACK if it throws, unless
+ * `abandon` says the connection is to be closed instead (closing it ends the transaction on the server).
+ * A ROLLBACK after a statement that went unanswered would wait behind it on the same connection.
+ */
+export async function inOpenTransaction<T>(runner: QueryRunner, work: (manager: EntityManager) => Promise<T>, abandon?: (error: unknown) => boolean): Promise<T> {
   try {
     const result = await work(runner.manager);
     await runner.query('COMMIT');
     return result;
   } catch (error) {
-    await runner.query('ROLLBACK').catch(() => undefined);
+    if (!abandon?.(error)) await runner.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
 }
