@@ -53,12 +53,15 @@ async function backlogBefore(db, before, after = 0) {
 
 const backlogTotal = (b) => (b ? b.mail + b.cards + b.events + b.deliveries + b.expiries : Infinity);
 
-/** Waits until the work created before `before` is done, or `timeoutMs`; returns when (ms epoch) or null. */
+/**
+ * Waits until the work created before `before` is done, or `timeoutMs`; returns when (ms epoch) or null.
+ * `before` 'now': the work created up to each look, including what the workers create meanwhile.
+ */
 async function waitDrained(db, before, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   let last = null;
   while (Date.now() < deadline) {
-    last = await backlogBefore(db, before);
+    last = await backlogBefore(db, before === 'now' ? Date.now() : before);
     if (backlogTotal(last) === 0) return { at: Date.now(), backlog: last };
     await sleep(500);
   }
