@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -81,16 +80,18 @@ export class PrivateReplication {
    * Stops every process of `cluster` where it is (SIGSTOP), as a host that froze: its connections stay
    * open, and nothing on them is answered until `thaw`. Returns the processes stopped.
    */
-  freeze(cluster = this.replica): number[] {
+  freeze(cluster = this.replica, stopped: number[] = []): number[] {
     const postmaster = Number(readFileSync(join(cluster.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-    const stopped = [postmaster, ...children];
-    for (const pid of stopped) process.kill(pid, 'SIGSTOP');
+    // The postmaster first (it starts no new child while stopped), then its children, read from /proc.
+    for (const pid of [postmaster, ...childrenOf(postmaster)]) {
+      // Noted as it is stopped, so that a thaw after a failure part-way resumes what was stopped.
+      if (signal(pid, 'SIGSTOP')) stopped.push(pid);
+    }
     return stopped;
   }
 
   thaw(stopped: number[]): void {
-    for (const pid of stopped) process.kill(pid, 'SIGCONT');
+    for (const pid of stopped) signal(pid, 'SIGCONT');
   }
 
   async stop(): Promise<void> {
@@ -99,6 +100,32 @@ export class PrivateReplication {
     await this.primary.stop().catch(() => undefined);
     rmSync(this.tmp, { recursive: true, force: true });
   }
+}
+
+/** Sends `name` to `pid`; false if it has exited meanwhile (a short-lived backend). */
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
+/** The processes whose parent is `pid` (Linux: the parent is the fourth field of /proc/<pid>/stat, after the name in parentheses). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // Exited while the list was read.
+    }
+  }
+  return children;
 }
 
 async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {

@@ -114,6 +114,17 @@ export function replicaFault(error: unknown): boolean {
 /** A statement sent before a replica read's transaction had no answer within SESSION_WAIT_MS. */
 class NoReplicaSession extends Error {}
 
+/**
+ * A replica fault in which the server never answered (no SQLSTATE: a read timeout, a broken socket), as
+ * opposed to one it answered with an error (a recovery conflict, a shutdown), after which a ROLLBACK on the
+ * connection is answered at once. Every such fault is also a `replicaFault`, so its connection is closed.
+ */
+function unanswered(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  // SQLSTATEs are five digits or capitals, none of class E; E… five-letter codes are the system's (EPIPE).
+  return replicaFault(error) && !(typeof code === 'string' && /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code));
+}
+
 /** No connection of the replica's pool, or no session behind its pooler, came free in time: the replica is busy, not gone. The read goes to the primary. */
 function poolBusy(error: unknown): boolean {
   return error instanceof NoReplicaSession || (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message));
@@ -289,9 +300,9 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
       if (needed === null) await send(begin);
       else if (!(await this.openReplayed(send, begin, needed))) return { ran: false, reason: 'not_replayed' };
       opened = true;
-      // On a fault of the replica the connection is closed (releaseReplica), not rolled back: a ROLLBACK
-      // after an unanswered statement would queue behind it and wait a whole timeout more.
-      const value = await inOpenTransaction(runner, work, replicaFault);
+      // A statement the replica never answered: the connection is closed (releaseReplica, as for every replica
+      // fault), not rolled back first, since a ROLLBACK would queue behind that statement for a whole timeout more.
+      const value = await inOpenTransaction(runner, work, unanswered);
       databaseReads.inc({ target: 'replica', reason: 'replica' });
       return { ran: true, value };
     } catch (error) {
