@@ -29,8 +29,11 @@ async function relay(options: Partial<SMTPServerOptions> = {}, port = 0) {
       });
     },
   });
-  // A client that refuses the relay's certificate closes the connection mid-handshake: the relay reports it here.
-  server.on('error', () => undefined);
+  // A client that refuses the relay's certificate closes the connection mid-handshake, which the relay reports
+  // as an error: expected of the relays with a certificate of the test's own, thrown for any other.
+  server.on('error', (error) => {
+    if (!options.cert) throw error;
+  });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { port: (server.server.address() as AddressInfo).port, received, connections: () => connections, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
@@ -112,12 +115,13 @@ describe('Mailer over SMTP (docs/delivery.md, Connections to the relay)', () => 
 
   describe("the relay's certificate, checked over the connection the pool opens itself", () => {
     // A certificate authority of the test's own, and two certificates it signed: one for the name the
-    // mailer dials (localhost), one for another name. openssl is part of the machine's base system.
+    // mailer dials (localhost), one for another name, made with openssl (.ci/run installs it when missing).
     const dir = mkdtempSync(join(tmpdir(), 'relay-tls-'));
     const pem = (name: string) => readFileSync(join(dir, name));
     const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
     beforeAll(() => {
-      openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Relay test CA');
+      openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Relay test CA',
+        '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
       for (const name of ['localhost', 'relay.example']) {
         openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
         writeFileSync(join(dir, `${name}.ext`), `subjectAltName=DNS:${name}\n`);
@@ -166,5 +170,20 @@ describe('Mailer over SMTP (docs/delivery.md, Connections to the relay)', () => 
         await sink.close();
       }
     });
+  });
+
+  it('smtp:// sends in clear to a relay that does not offer STARTTLS; with ?requireTLS=true it refuses to', async () => {
+    const clear = await relay({ disabledCommands: ['STARTTLS'] });
+    const mailers = [mailerFor(`smtp://127.0.0.1:${clear.port}`), mailerFor(`smtp://127.0.0.1:${clear.port}?requireTLS=true`)];
+    try {
+      await mailers[0].send(mail('clear@example.com'));
+      expect(clear.received).toEqual([{ to: 'clear@example.com', secure: false }]);
+      const error = (await mailers[1].send(mail('required@example.com')).catch((e: unknown) => e)) as Error;
+      expect(error.message).toMatch(/STARTTLS/);
+      expect(clear.received.map((m) => m.to)).toEqual(['clear@example.com']);
+    } finally {
+      mailers.forEach((m) => m.onApplicationShutdown());
+      await clear.close();
+    }
   });
 });
