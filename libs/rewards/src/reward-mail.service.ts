@@ -162,8 +162,9 @@ interface DeliveryChannel {
 /**
  * What a message shows, read over the job `taken` (MailLease.takeReading): the reward, its account's
  * branding and the sealed link token (none for a reward sent before rewards kept one: redemptionToken
- * then makes it). Outer joins, so a job taken always comes back (its reward's columns null if the
- * reward were gone, and the send then fails as any read would).
+ * then makes it). The outer joins are defensive (a job's reward cannot be deleted under it: the
+ * foreign key cascades): a job taken always comes back, so its lease is never left held by a send that
+ * saw no row.
  */
 export const MAIL_READ = (taken: string) => `SELECT ${taken}.*, r.id, r.account_id, r.type, r.face_value_cents, r.currency, r.recipient_email, r.recipient_first_name,
        r.recipient_language, r.recipient_phone, r.message, r.brand_name, r.expires_at, r.status, r.remaining_value_cents,

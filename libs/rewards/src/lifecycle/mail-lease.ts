@@ -68,7 +68,12 @@ export class MailLease implements Lease<LeasedMail, [lastError: string]> {
   /**
    * `take`, and in the same statement what the send reads about the job it took: `select` is a query
    * over `taken` (the job's `job_id`, `reward_id`, `attempts`, `kind` and `channel`). One round trip
-   * instead of two; the read sees the database as the take does. Null as for `take`.
+   * instead of two. Null as for `take`.
+   *
+   * What `select` joins is read as of the statement's start, even when the take had to wait for
+   * another transaction's lock on the job row. So a change to the reward (its address, say) must never
+   * be made in a transaction that also locks a PENDING job of it: such a change inserts a new job
+   * instead, as correcting the address and resending do (RewardLifecycle).
    */
   async takeReading<Row extends TakenMail>(mailJobId: string, select: (taken: string) => string): Promise<{ mail: LeasedMail; row: Row } | null> {
     let read: Row | undefined;

@@ -736,6 +736,8 @@ export class RewardLifecycle {
    * Corrects the recipient's address (docs/delivery.md, Correcting the address): only while the
    * reward is not yet opened and has value left, and then e-mails the new address, with the same
    * link. The timeline gets `reward.recipient_corrected` with both addresses; the audit log too.
+   * The new address goes out with a new job, never by changing a pending one: the worker reads the
+   * reward in the statement that takes its job (MailLease.takeReading), as of that statement's start.
    */
   async correctRecipient(accountId: string, id: string, email: string, origin: AuditOrigin): Promise<void> {
     const mailJobId = newId('mail');
