@@ -4,10 +4,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
-import SMTPPool from 'nodemailer/lib/smtp-pool';
 import { SMTPServer, SMTPServerOptions } from 'smtp-server';
 import type { AppConfig } from '@app/core';
-import { connectToRelay, Mailer, OutgoingMail, SMTP_POOL } from './mailer.service';
+import { connectToRelay, Mailer, OutgoingMail, relayPool } from './mailer.service';
 
 /** A relay in this process: what it received, over how many connections, and whether each was TLS. */
 async function relay(options: Partial<SMTPServerOptions> = {}, port = 0) {
@@ -131,7 +130,7 @@ describe('Mailer over SMTP (docs/delivery.md, Connections to the relay)', () => 
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     /** The Mailer's own pool settings and connector, trusting the test's authority as a relay's public one is trusted. */
-    const poolTo = (url: string) => createTransport(new SMTPPool({ ...SMTP_POOL, pool: true, url, getSocket: connectToRelay, tls: { ca: pem('ca.pem') } }));
+    const poolTo = (url: string) => createTransport(relayPool(url, { tls: { ca: pem('ca.pem') } }));
     const send = (transport: ReturnType<typeof poolTo>, to: string) =>
       transport.sendMail({ from: 'rewards@example.com', to, subject: 'Your reward', text: 'Hello' }).then(
         () => 'sent',

@@ -62,6 +62,14 @@ export function connectToRelay(
 }
 
 /**
+ * The pooled SMTP transport to `url` (SMTP_POOL, connections opened by connectToRelay), with `options`
+ * on top (the mail spec's own certificate authority, say).
+ */
+export function relayPool(url: string, options: Omit<SMTPPool.Options, 'pool'> = {}): SMTPPool {
+  return new SMTPPool({ ...SMTP_POOL, url, getSocket: connectToRelay, ...options, pool: true });
+}
+
+/**
  * Sends over SMTP when SMTP_URL is set, over pooled connections (SMTP_POOL); otherwise writes each
  * message as an .eml file in MAIL_OUTBOX_DIR (development), the same bytes an SMTP server would get.
  */
@@ -74,7 +82,7 @@ export class Mailer implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.transport = config.smtpUrl
       ? // The pool is built here: createTransport(object with url) keeps the URL's settings alone.
-        createTransport(new SMTPPool({ ...SMTP_POOL, pool: true, url: config.smtpUrl, getSocket: connectToRelay }))
+        createTransport(relayPool(config.smtpUrl))
       : createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     this.fromAddress = /<([^>]+)>/.exec(config.mailFrom)?.[1] ?? config.mailFrom;
   }
