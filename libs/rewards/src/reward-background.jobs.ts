@@ -76,9 +76,10 @@ export class RewardBackgroundJobs implements OnModuleInit {
   async enqueueOrphans(): Promise<void> {
     // A card whose issuance lease ran out was left by a run that died at the supplier: enqueued
     // again, its next run looks the order up (docs/rewards.md, Issuance). A live lease is left alone.
-    const cardIds = await this.rewards.cardsToSweep(ORPHAN_AFTER, SWEEP_LIMIT, this.clock.now());
+    const now = this.clock.now();
+    const cardIds = await this.rewards.cardsToSweep(ORPHAN_AFTER, SWEEP_LIMIT, now);
     // E-mails retried after a temporary refusal come back here once their time has come.
-    const mailJobIds = await this.mailJobs.pendingToSweep(ORPHAN_AFTER, SWEEP_LIMIT, this.clock.now());
+    const mailJobIds = await this.mailJobs.pendingToSweep(ORPHAN_AFTER, SWEEP_LIMIT, now);
     // An e-mail whose worker died while sending: its lease has run out (renewed every few seconds while alive).
     const expiredMailLeases = await this.mailLease.expired(SWEEP_LIMIT);
     await this.jobs.enqueue({ cardIds, mailJobIds, expiredMailLeases, swept: true });

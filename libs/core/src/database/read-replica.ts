@@ -307,7 +307,7 @@ export class ReadRouting implements OnModuleInit, OnModuleDestroy, OnApplication
       return { ran: true, value };
     } catch (error) {
       // An error before the read's transaction was open (a SET LOCAL refused, say) may leave one open or aborted on it.
-      broken = !opened || error instanceof NoReplicaSession || replicaFault(error);
+      broken = !opened || replicaFault(error);
       if (poolBusy(error)) return { ran: false, reason: 'busy' };
       if (!replicaFault(error)) throw error;
       this.failed(error);
