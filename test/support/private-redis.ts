@@ -1,5 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './test-app';
 
 /**
@@ -9,6 +12,7 @@ import { freePort } from './test-app';
  */
 export class PrivateRedis {
   port = 0;
+  private dir = '';
   private child: ChildProcess | null = null;
 
   get url(): string {
@@ -19,7 +23,10 @@ export class PrivateRedis {
     // Already running: a second server on the same port would fail to bind, and this one would leak.
     if (this.child && this.child.exitCode === null && this.child.signalCode === null) return this;
     this.port ||= await freePort();
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    // A directory of its own: a replica writes the snapshot its primary sends (dump.rdb) there even without
+    // --save, and the working directory is the checkout's.
+    this.dir ||= mkdtempSync(join(tmpdir(), 'rewards-redis-'));
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], {
       stdio: 'ignore',
     });
     this.child = child;
