@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import {
+  accessibilityViolations,
   artifact,
   DESKTOP,
   expectAccessible,
@@ -162,4 +163,15 @@ describe('dashboard at phone width, in a real browser (Debian chromium)', () => 
     await page.screenshot({ path: artifact('dashboard-reward-long-desktop.png'), fullPage: true });
     await context.close();
   }, 120_000);
+
+  // Every "axe clean" in the browser suites rests on this scan: it must report a page's faults, and again on a
+  // new document of the same tab (it is loaded into each document once).
+  it('the accessibility scan the suites use reports an unnamed button, an image without text and faint text', async () => {
+    const page = await browser.newPage();
+    await page.setContent('<html lang="en"><title>Faults</title><main><h1>Faults</h1><button></button><img src="data:,"><p style="color:#ddd;background:#fff">faint</p></main></html>');
+    expect(await accessibilityViolations(page)).toEqual(['button-name: button', 'color-contrast: p', 'image-alt: img']);
+    await page.setContent('<html lang="en"><title>Fixed</title><main><h1>Fixed</h1><button>Send</button></main></html>');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.close();
+  });
 });

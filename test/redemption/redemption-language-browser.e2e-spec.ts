@@ -1,18 +1,11 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { artifact, DESKTOP, launchChromium, offlineContext, PHONE } from '../support/browser';
+import { artifact, DESKTOP, expectAccessible, launchChromium, offlineContext, PHONE } from '../support/browser';
 import { splittablePair } from '../support/redemption';
 import { CatalogPicks, catalogPicks, choiceReward, fixedReward, fund, recipient } from '../support/rewards';
 import { SmtpSink } from '../support/smtp-sink';
 import { SeededMerchant, seedMerchant, startTestApp, startTestWorker, TestApp, TestWorker } from '../support/test-app';
 
 const money = (locale: string, cents: number) => new Intl.NumberFormat(locale, { style: 'currency', currency: 'USD' }).format(cents / 100);
-
-async function expectAxeClean(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 const documentLang = (page: Page) => page.evaluate(() => (globalThis as any).document.documentElement.lang as string);
 
@@ -62,7 +55,7 @@ describe("the redemption page in the recipient's language, in a real browser (De
     await page.getByLabel('Rechercher une marque').fill(pair.fixed.brandName);
     await page.getByRole('radio', { name: `${pair.fixed.brandName} ${money('fr-FR', pair.fixed.valueCents)}`, exact: true }).check();
     expect(await page.locator('#amount-hint').textContent()).toBe(`Cette carte a une valeur fixe de ${money('fr-FR', pair.fixed.valueCents)}.`);
-    await expectAxeClean(page);
+    await expectAccessible(page, `redemption page (${await documentLang(page)})`);
     await page.getByRole('button', { name: 'Obtenir cette carte' }).click();
     await page.locator('[data-card-status="ISSUED"]').first().waitFor({ timeout: 20_000 });
     expect(await page.getByRole('heading', { name: 'Vos cartes' }).isVisible()).toBe(true);
@@ -86,7 +79,7 @@ describe("the redemption page in the recipient's language, in a real browser (De
     expect(await page.getByRole('link', { name: 'Karte öffnen' }).count()).toBeGreaterThan(0);
     expect(await page.getByRole('button', { name: 'Kopieren' }).count()).toBeGreaterThan(0);
     expect(await page.getByText('Geben Sie diese Seite nicht weiter').isVisible()).toBe(true);
-    await expectAxeClean(page);
+    await expectAccessible(page, `redemption page (${await documentLang(page)})`);
     await page.screenshot({ path: artifact('redemption-de-desktop.png'), fullPage: true });
     await context.close();
   });
@@ -114,7 +107,7 @@ describe("the redemption page in the recipient's language, in a real browser (De
       expect(notice).toContain(String(deliverAt.getUTCFullYear()));
       expect(await page.locator('#pick-form').count()).toBe(0);
       expect(await page.locator('.cards').count()).toBe(0);
-      await expectAxeClean(page);
+      await expectAccessible(page, `redemption page (${await documentLang(page)})`);
       await page.screenshot({ path: artifact(`redemption-scheduled-${language}.png`), fullPage: true });
       await context.close();
       // Seen before delivery: not opened, still scheduled.

@@ -1,11 +1,16 @@
-import AxeBuilder from '@axe-core/playwright';
+import axe from 'axe-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Locator, Page } from 'playwright-core';
 import { ROOT } from './processes';
 
-/** Debian's Chromium (apt-get install chromium); never a downloaded browser. */
-export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * Debian's Chromium (apt-get install chromium); never a downloaded browser. The binary itself, not the
+ * package's launcher script (/usr/bin/chromium): the script adds the desktop flags of /etc/chromium.d,
+ * among them GPU rasterization, which without a GPU is SwiftShader emulating one in software. Measured on
+ * the dashboard's page walk (docs/testing.md, "Where the time of a run goes"): a third less CPU.
+ */
+export const CHROMIUM = '/usr/lib/chromium/chromium';
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -24,6 +29,8 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
       '--disable-quic',
+      // The launcher adds it when /dev/shm is small (as in containers): shared memory in /tmp instead.
+      '--disable-dev-shm-usage',
     ],
   });
 }
@@ -81,16 +88,28 @@ export async function watchSavedFiles(page: Page): Promise<{ next: (save: () => 
   };
 }
 
+/**
+ * The serious and critical accessibility violations (axe) on the page as it stands, one line each
+ * ("rule: targets"). axe-core runs in the page itself: its source is evaluated once per document (a
+ * dashboard page change keeps the document, so later scans only run) and asked for violations alone.
+ * Through @axe-core/playwright each scan evaluated the 500 kB source again and cost about 0.8 s against
+ * 0.3 s (docs/testing.md, "Accessibility scans"). Frames are not entered: a page that gains one fails here.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  expect(await page.locator('iframe, frame').count()).toBe(0);
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    const run = (globalThis as any).axe.run as typeof axe.run;
+    return (await run((globalThis as any).document, { resultTypes: ['violations'] })).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 /** No serious or critical accessibility violation (axe) on the page as it stands; `name` says which page in a failure. */
 export async function expectAccessible(page: Page, name: string): Promise<void> {
-  // One axe.run in the page, returning the violations in full and little else. The default (a partial run
-  // per frame, every node of every passing rule carried back through Playwright's protocol, then joined in
-  // a blank page) cost seconds of the test process's time per page, more than the scan. Our pages have no
-  // frames (legacy mode would not look inside one); a page that gains one needs the default back.
-  expect(await page.locator('iframe, frame').count()).toBe(0);
-  const { violations } = await new AxeBuilder({ page }).setLegacyMode().options({ resultTypes: ['violations'] }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
+  expect({ page: name, violations: await accessibilityViolations(page) }).toEqual({ page: name, violations: [] });
 }
 
 /** The page fits its width: nothing scrolls the whole page sideways (wide tables scroll in their own region). */
