@@ -52,7 +52,10 @@ describe('GET /metrics', () => {
 
     const text = await eventually(async () => {
       const body = await scrape();
+      // The supplier's call is waited for too: when a slow first run's lease runs out, a second run can find the
+      // card (getCard) and count it issued before the first run's issueCard has returned and been timed.
       return (sample(body, 'card_issuance_outcomes_total', { outcome: 'issued' }) ?? 0) >= 1 &&
+        (sample(body, 'supplier_request_duration_seconds_count', { operation: 'issueCard', outcome: 'ok' }) ?? 0) >= 1 &&
         (sample(body, 'email_outcomes_total', { outcome: 'sent' }) ?? 0) >= 1 &&
         (sample(body, 'webhook_delivery_attempts_total', { outcome: 'succeeded' }) ?? 0) >= 1
         ? body
