@@ -1,7 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@app/auth';
+import { eventually } from '../support/processes';
 import { startTestApp } from '../support/test-app';
+
+/** Set once the slow request has reached its handler. */
+let entered = false;
 
 @ApiExcludeController()
 @Public()
@@ -9,6 +13,7 @@ import { startTestApp } from '../support/test-app';
 class SlowController {
   @Get('slow')
   async slow() {
+    entered = true;
     await new Promise((resolve) => setTimeout(resolve, 700));
     return { finished: true };
   }
@@ -18,7 +23,8 @@ describe('graceful shutdown', () => {
   it('lets a request in flight finish before the app closes', async () => {
     const t = await startTestApp({ extra: { controllers: [SlowController] } });
     const inFlight = fetch(`${t.baseUrl}/test-only/slow`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // In its handler before the close starts: a fixed pause was no sign of that on a loaded machine.
+    await eventually(async () => entered, 5_000, 10);
     const closing = t.close();
     const res = await inFlight;
     expect(res.status).toBe(200);

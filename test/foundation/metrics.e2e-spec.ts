@@ -56,6 +56,8 @@ describe('GET /metrics', () => {
       // card (getCard) and count it issued before the first run's issueCard has returned and been timed.
       return (sample(body, 'card_issuance_outcomes_total', { outcome: 'issued' }) ?? 0) >= 1 &&
         (sample(body, 'supplier_request_duration_seconds_count', { operation: 'issueCard', outcome: 'ok' }) ?? 0) >= 1 &&
+        // The queue counts the issuance job completed only once Bull has moved it in Redis, after the card was counted issued.
+        (sample(body, 'queue_job_outcomes_total', { queue: 'card-issuance', outcome: 'completed' }) ?? 0) >= 1 &&
         (sample(body, 'email_outcomes_total', { outcome: 'sent' }) ?? 0) >= 1 &&
         (sample(body, 'webhook_delivery_attempts_total', { outcome: 'succeeded' }) ?? 0) >= 1
         ? body
