@@ -1,9 +1,10 @@
 'use strict';
 // The frame around every measured phase: wait for the background backlog to drain, then record the
-// load average before it, CPU shares and Postgres waits during it, and file the result by name.
+// load average before it, CPU shares, Postgres waits, checkpoints and WAL during it, and file the result by name.
 const { log } = require('./config');
 const { drain, waitSampler } = require('./database');
 const { loadavg, cpuSnapshot, cpuDiff } = require('./machine');
+const { walSnapshot, walDiff } = require('./wal');
 
 /**
  * Runs `fn` (which returns the phase's figures) as the measured phase `name` and stores the result
@@ -17,9 +18,11 @@ async function measured(ctx, name, fn, { quiesce = true } = {}) {
   const poolerPid = ctx.pooler && ctx.pooler.child.pid;
   const cpu0 = cpuSnapshot(servicePid, poolerPid);
   const waits = waitSampler();
+  const wal0 = await walSnapshot();
   const out = await fn();
   const cpu = cpuDiff(cpu0, cpuSnapshot(servicePid, poolerPid));
-  const result = { ...out, loadavg: load, backlogAtStart, cpu, pgWaits: await waits.stop() };
+  const wal = walDiff(wal0, await walSnapshot());
+  const result = { ...out, loadavg: load, backlogAtStart, cpu, pgWaits: await waits.stop(), wal };
   ctx.results.phases[name] = result;
   log(`${name}: ${JSON.stringify(summaryLine(result))}`);
   return result;
