@@ -56,8 +56,8 @@ describe('Redis failover behind one address', () => {
     await worker?.close();
     await t?.close();
     await address?.cut();
-    await first.kill();
-    await second.kill();
+    await first.dispose();
+    await second.dispose();
     await smtp.stop();
   });
 

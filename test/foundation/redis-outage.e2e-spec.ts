@@ -45,7 +45,7 @@ describe('Redis unreachable', () => {
     await redis.start().catch(() => undefined);
     await worker?.close();
     await t?.close();
-    await redis.kill();
+    await redis.dispose();
     await smtp.stop();
   });
 

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +41,13 @@ export class PrivateRedis {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** For the end of a test: the server killed, and its directory removed (a `start` after it makes a new one). */
+  async dispose(): Promise<void> {
+    await this.kill();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = '';
   }
 }
 
