@@ -7,11 +7,13 @@ const os = require('node:os');
 const { Client } = require('pg');
 const { PG, APPLICATION_NAME } = require('./config');
 const { round } = require('./numbers');
+const { walSettings } = require('./wal');
 
 async function describeMachine() {
   const client = new Client({ connectionString: `${PG}/postgres`, application_name: APPLICATION_NAME });
   await client.connect();
   const pgVersion = (await client.query('SELECT version()')).rows[0].version;
+  const postgresSettings = await walSettings(client);
   await client.end();
   let redisVersion = null;
   try {
@@ -27,6 +29,7 @@ async function describeMachine() {
     os: `${os.type()} ${os.release()}`,
     node: process.version,
     postgres: pgVersion.split(' on ')[0],
+    postgresSettings,
     redis: redisVersion,
     autocannon: require('autocannon/package.json').version,
   };

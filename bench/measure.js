@@ -18,10 +18,10 @@ async function measured(ctx, name, fn, { quiesce = true } = {}) {
   const poolerPid = ctx.pooler && ctx.pooler.child.pid;
   const cpu0 = cpuSnapshot(servicePid, poolerPid);
   const waits = waitSampler();
-  const wal0 = await walSnapshot();
+  const wal0 = await walSnapshot(ctx.db);
   const out = await fn();
   const cpu = cpuDiff(cpu0, cpuSnapshot(servicePid, poolerPid));
-  const wal = walDiff(wal0, await walSnapshot());
+  const wal = walDiff(wal0, await walSnapshot(ctx.db));
   const result = { ...out, loadavg: load, backlogAtStart, cpu, pgWaits: await waits.stop(), wal };
   ctx.results.phases[name] = result;
   log(`${name}: ${JSON.stringify(summaryLine(result))}`);

@@ -26,7 +26,6 @@ const { expiryPhase } = require('./expiry-phase');
 const { scheduledPhase } = require('./scheduled-phase');
 const { reportPhase } = require('./report-phase');
 const { startPgBouncer } = require('./pooler');
-const { walSettings } = require('./wal');
 
 const ctx = {
   results: {
@@ -60,7 +59,7 @@ const ctx = {
 async function main() {
   const { results } = ctx;
   buildIfNeeded();
-  results.machine = { ...(await describeMachine()), postgresSettings: await walSettings() };
+  results.machine = await describeMachine();
   // Only the service goes through the pooler: the ceiling is the database's own figure, so the replay and
   // the bench's own sessions keep config.DATABASE_URL, straight to PostgreSQL.
   if (config.POOLER) {

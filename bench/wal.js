@@ -4,38 +4,23 @@
 // writes waits for more WAL to be flushed: whether one fell in a phase's window explains much of the spread
 // between runs of the same code. Both figures are the cluster's (pg_stat_bgwriter, pg_current_wal_lsn), so they
 // include whatever else the server did meanwhile (another database's work, a DROP DATABASE's forced checkpoint).
-const { Client } = require('pg');
-const { PG, APPLICATION_NAME } = require('./config');
 const { round } = require('./numbers');
 
 /** The server settings that decide how often checkpoints come and how much WAL a change writes. */
 const SETTINGS = ['max_wal_size', 'checkpoint_timeout', 'checkpoint_completion_target', 'shared_buffers', 'wal_compression', 'full_page_writes', 'synchronous_commit'];
 
-async function withClient(fn) {
-  const client = new Client({ connectionString: `${PG}/postgres`, application_name: APPLICATION_NAME });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
+/** `max_wal_size` and the rest of SETTINGS as the server reports them (with their units), over `client`. */
+async function walSettings(client) {
+  const { rows } = await client.query(`SELECT name, current_setting(name) AS value FROM pg_settings WHERE name = ANY($1) ORDER BY name`, [SETTINGS]);
+  return Object.fromEntries(rows.map((r) => [r.name, r.value]));
 }
 
-/** `max_wal_size` and the rest of SETTINGS as the server reports them (with their units), for the result's machine. */
-function walSettings() {
-  return withClient(async (client) => {
-    const { rows } = await client.query(`SELECT name, current_setting(name) AS value FROM pg_settings WHERE name = ANY($1) ORDER BY name`, [SETTINGS]);
-    return Object.fromEntries(rows.map((r) => [r.name, r.value]));
-  });
-}
-
-async function walSnapshot() {
-  return withClient(async (client) => {
-    const { rows } = await client.query(
-      `SELECT checkpoints_timed::bigint AS timed, checkpoints_req::bigint AS requested, pg_current_wal_lsn()::text AS lsn FROM pg_stat_bgwriter`,
-    );
-    return { timed: Number(rows[0].timed), requested: Number(rows[0].requested), lsn: rows[0].lsn };
-  });
+/** The server's checkpoint counters and WAL position, over `client` (any database of the server: both are the server's). */
+async function walSnapshot(client) {
+  const { rows } = await client.query(
+    `SELECT checkpoints_timed::bigint AS timed, checkpoints_req::bigint AS requested, pg_current_wal_lsn()::text AS lsn FROM pg_stat_bgwriter`,
+  );
+  return { timed: Number(rows[0].timed), requested: Number(rows[0].requested), lsn: rows[0].lsn };
 }
 
 /** Bytes between two `X/Y` WAL positions: BigInt, as a position passes 2^53 on a long-lived server. */

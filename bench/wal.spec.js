@@ -21,11 +21,11 @@ describe('bench WAL figures', () => {
     const client = new Client({ connectionString: `${PG}/postgres` });
     await client.connect();
     try {
-      const before = await walSnapshot();
+      const before = await walSnapshot(client);
       // 3 MiB into the WAL without touching a table (a logical-decoding message), then a checkpoint.
       await client.query(`SELECT pg_logical_emit_message(false, 'bench-wal-spec', repeat('x', 3 * 1024 * 1024))`);
       await client.query('CHECKPOINT');
-      const diff = walDiff(before, await walSnapshot());
+      const diff = walDiff(before, await walSnapshot(client));
       expect(diff.checkpointsRequested).toBeGreaterThanOrEqual(1);
       expect(diff.walMb).toBeGreaterThanOrEqual(3);
     } finally {
