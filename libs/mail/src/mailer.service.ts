@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { connect as tcpConnect, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
@@ -101,7 +102,9 @@ export class Mailer implements OnApplicationShutdown {
 
   /**
    * The outbox folder is made once, not before every message (a mkdir is a system call per e-mail);
-   * if it has been removed since, the write fails with ENOENT and the folder is made again.
+   * if it has been removed since, the write fails with ENOENT and the folder is made again. A message is
+   * written under a hidden name of its own (neither .eml nor its reference) and then renamed, so whoever
+   * reads the folder (`mail:list`, a test) never finds a half-written .eml: a rename within a folder is atomic.
    */
   private async writeToOutbox(name: string, message: Buffer): Promise<void> {
     const dir = resolve(this.config.mailOutboxDir);
@@ -110,13 +113,15 @@ export class Mailer implements OnApplicationShutdown {
       throw error;
     });
     await this.outboxReady;
+    const partial = join(dir, `.writing-${randomUUID()}`);
     try {
-      await writeFile(join(dir, name), message);
+      await writeFile(partial, message);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       await mkdir(dir, { recursive: true });
-      await writeFile(join(dir, name), message);
+      await writeFile(partial, message);
     }
+    await rename(partial, join(dir, name));
   }
 
   onApplicationShutdown(): void {
