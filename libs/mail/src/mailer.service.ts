@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { connect as tcpConnect, Socket } from 'node:net';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
 import SMTPPool from 'nodemailer/lib/smtp-pool';
 import { APP_CONFIG, AppConfig } from '@app/core';
+import { writeWholeFile } from './whole-file';
 
 export interface OutgoingMail {
   /** Display name; the address is MAIL_FROM's. */
@@ -102,9 +102,8 @@ export class Mailer implements OnApplicationShutdown {
 
   /**
    * The outbox folder is made once, not before every message (a mkdir is a system call per e-mail);
-   * if it has been removed since, the write fails with ENOENT and the folder is made again. A message is
-   * written under a hidden name of its own (neither .eml nor its reference) and then renamed, so whoever
-   * reads the folder (`mail:list`, a test) never finds a half-written .eml: a rename within a folder is atomic.
+   * if it has been removed since, the write fails with ENOENT and the folder is made again. The .eml
+   * appears whole or not at all (writeWholeFile).
    */
   private async writeToOutbox(name: string, message: Buffer): Promise<void> {
     const dir = resolve(this.config.mailOutboxDir);
@@ -113,15 +112,13 @@ export class Mailer implements OnApplicationShutdown {
       throw error;
     });
     await this.outboxReady;
-    const partial = join(dir, `.writing-${randomUUID()}`);
     try {
-      await writeFile(partial, message);
+      await writeWholeFile(dir, name, message);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       await mkdir(dir, { recursive: true });
-      await writeFile(partial, message);
+      await writeWholeFile(dir, name, message);
     }
-    await rename(partial, join(dir, name));
   }
 
   onApplicationShutdown(): void {
