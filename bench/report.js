@@ -116,6 +116,9 @@ function buildFigures(results) {
       extraNote: `${ex.expiredPerS} expired/s; p50/p99 = creates to the same merchant during the drain at ${ex.sendRate}/s (before it: ${ex.createsBefore.p50}/${ex.createsBefore.p99} ms)`,
     });
   }
+  scheduledFigures(P, f);
+  reportFigures(P, f);
+  replayFigures(P, f);
   const lagNote = (run) =>
     `lag from event commit to receipt; first third p50/p99 ${run.lagFirstThirdMs.p50}/${run.lagFirstThirdMs.p99} ms, last third ${run.lagLastThirdMs.p50}/${run.lagLastThirdMs.p99} ms; ${run.deliveriesPerS} deliveries/s`;
   const whHalf = P.webhook_fanout_half_peak;
@@ -143,6 +146,75 @@ function buildFigures(results) {
   const wh = P.webhook_fanout;
   const threads = wh.serviceThreads ? `; service threads (% of a core): API ${wh.serviceThreads.mainThreadPctOfCore}, worker ${wh.serviceThreads.busiestOtherThreadPctOfCore}` : '';
   f(`webhook fan-out at full rate (${wh.endpoints} endpoints, events from ${wh.creates.rps} creates/s)`, wh.deliveriesPerS, 'deliveries/s', { p50: wh.lagMs.p50, p99: wh.lagMs.p99, errors: wh.expectedDeliveries - wh.deliveries + wh.duplicates, target: '≥ 1000/s', met: wh.deliveriesPerS >= 1000, extraNote: `p50/p99 = lag from event commit to receipt, ms${wh.offeredDeliveriesPerS ? `; offered ${wh.offeredDeliveriesPerS}/s, received ${wh.deliveriesPerSDuringLoad}/s during the load` : ''}${threads}${wh.topStatements?.length ? `; busiest statement: \`${wh.topStatements[0].statement.slice(0, 80).replace(/\|/g, '\\|')}\` (${wh.topStatements[0].avgActiveBackends} backends)` : ''}` });
+}
+
+/**
+ * Scheduled sends falling due together (docs/delivery.md, Scheduled sends): all SENT within 60 s of their time,
+ * while sends to the same merchant keep their p99 within 1.5× of the quiet minute before (bench/scheduled-phase.js).
+ * A run with BENCH_SCHEDULED_SPREAD sends to other merchants: its ratio is shown for analysis, without the target.
+ */
+function scheduledFigures(P, f) {
+  const key = Object.keys(P).find((k) => k.startsWith('scheduled_drain_'));
+  if (!key) return;
+  const s = P[key];
+  const count = s.scheduledRewards.toLocaleString('en-US');
+  f(`scheduled sends: ${count} due at once → all SENT`, s.dueToAllSentS, 's', {
+    errors: s.scheduledRewards - s.sent,
+    target: '≤ 60 s',
+    met: s.dueToAllSentS !== null && s.dueToAllSentS <= 60 && s.sent === s.scheduledRewards,
+    extraNote: `${s.sentPerS} SENT/s over ${s.drainS} s, the first ${s.firstSendAfterDueS} s after their time; their e-mails follow from the ${s.mailJobs} mail jobs`,
+  });
+  const ratio = round(s.createsDuring.p99 / s.createsBefore.p99, 2);
+  const spread = s.sendsSpreadOver ? `, spread over ${s.sendsSpreadOver} other merchants; BENCH_SCHEDULED_SPREAD, for analysis, not the target` : ', same merchant';
+  f(`send p99 during the scheduled drain ÷ before it (${s.sendRate}/s${spread})`, ratio, '×', {
+    p50: s.createsDuring.p50,
+    p99: s.createsDuring.p99,
+    errors: s.createsBefore.errors + s.createsDuring.errors,
+    ...(s.sendsSpreadOver ? {} : { target: '≤ 1.5×', met: ratio <= 1.5 }),
+    extraNote: `before the rewards fell due: p50/p99 ${s.createsBefore.p50}/${s.createsBefore.p99} ms over ${s.createsBefore.n} sends; during: ${s.createsDuring.n} sends`,
+  });
+}
+
+/**
+ * A rewards report of the big merchant (docs/reports.md): built in under a minute, the process growing by less than
+ * 100 MB, while sends to that merchant keep their p99 (within 1.5× of the same sends without a report; within 1.2×
+ * when the report reads from the replica, BENCH_READ_PG) (bench/report-phase.js).
+ */
+function reportFigures(P, f) {
+  const r = P.report_rewards;
+  if (!r) return;
+  const onReplica = r.replicaRowsRead !== undefined;
+  f(`rewards report of ${r.rows.toLocaleString('en-US')} rewards (CSV)${onReplica ? ', read from the replica' : ''}: build time`, r.buildS, 's', {
+    target: '< 60 s, RSS growth < 100 MB',
+    met: r.buildS < 60 && r.rssGrowthMb < 100,
+    extraNote: `${r.rowsPerS} rows/s, ${r.csvMb} MB; RSS ${r.rssBeforeMb} MB sending alone → ${r.rssMaxMb} MB max while building (+${r.rssGrowthMb} MB)${onReplica ? `; the replica handed out ${r.replicaRowsRead} rows meanwhile` : ''}`,
+  });
+  const ratio = round(r.sendsDuring.p99 / r.sendsWithout.p99, 2);
+  const limit = onReplica ? 1.2 : 1.5;
+  f(`send p99 during the report ÷ without it (same merchant, ${r.sendRate}/s${onReplica ? ', sends on the primary' : ''})`, ratio, '×', {
+    p50: r.sendsDuring.p50,
+    p99: r.sendsDuring.p99,
+    errors: r.sendsWithout.errors + r.sendsDuring.errors,
+    target: `≤ ${limit}×`,
+    met: ratio <= limit,
+    extraNote: `without a report: p50/p99 ${r.sendsWithout.p50}/${r.sendsWithout.p99} ms`,
+  });
+}
+
+/** A replay of an endpoint's past events beside live deliveries of another merchant (bench/replay-phase.js). */
+function replayFigures(P, f) {
+  const during = P.replay_live_during_replay;
+  const before = P.replay_live_baseline;
+  if (!during || !before) return;
+  const rp = during.replay;
+  f(`live webhook lag during a replay of ${rp.eventCount.toLocaleString('en-US')} events (${during.liveCreatesPerS} creates/s on another merchant)`, during.liveLagMs.p99, 'ms p99', {
+    p50: during.liveLagMs.p50,
+    p99: during.liveLagMs.p99,
+    errors: rp.eventCount - Math.min(rp.delivered, rp.eventCount) + rp.duplicates,
+    target: 'p99 < 1000 ms',
+    met: during.liveLagMs.p99 < 1000 && rp.complete,
+    extraNote: `without a replay: p50/p99 ${before.liveLagMs.p50}/${before.liveLagMs.p99} ms; replay ${rp.complete ? `complete in ${rp.wholeReplayS} s` : `incomplete (${rp.delivered} of ${rp.eventCount})`}, ${rp.duplicates} duplicates`,
+  });
 }
 
 /**

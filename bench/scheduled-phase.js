@@ -23,6 +23,13 @@ const BULK = 500;
 const BEFORE_S = 60;
 const SLICE_S = 2;
 const MAX_DRAIN_S = 600;
+/**
+ * An analysis knob, not the issue's figure: with BENCH_SCHEDULED_SPREAD=N the steady sends go to N other
+ * merchants in turn instead of the draining one, so no two sends in a row share a wallet row. Set against a
+ * run without it, this says how much of the sends' tail during the drain is their queue on one wallet row
+ * (bench/ANALYSIS.md) and how much is the machine being busy.
+ */
+const SPREAD = Number(process.env.BENCH_SCHEDULED_SPREAD || 0);
 
 /** SCHEDULED_COUNT scheduled sends through the bulk API, a day ahead for now. */
 async function sendScheduled(key) {
@@ -51,6 +58,17 @@ async function scheduledPhase(ctx) {
     const res = await api(key, 'POST', '/v1/topups', { amountCents: 100_000_000 });
     if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
   }
+  const senders = [merchant];
+  if (SPREAD > 0) {
+    senders.length = 0;
+    for (let i = 0; i < SPREAD; i++) {
+      const other = await cli(['merchant:create', '--name', `Bench scheduled other ${i}`, '--email', `bench-scheduled-other${i}-${STAMP}@example.test`, '--password', 'bench password 123']);
+      const { key: otherKey } = await cli(['api-key:create', '--account', other.accountId, '--scopes', 'read,write']);
+      const res = await api(otherKey, 'POST', '/v1/topups', { amountCents: 100_000_000 });
+      if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+      senders.push({ accountId: other.accountId, key: otherKey });
+    }
+  }
   await sendScheduled(key);
   // The baseline is sends with nothing else going on: with reminder settings the reminder sweep looks once at
   // each new send (docs/delivery.md, Reminders), and a hundred thousand of them keep it busy for a while after
@@ -62,9 +80,14 @@ async function scheduledPhase(ctx) {
     await sleep(500);
   }
 
-  let peak = results.phases.create_choice_1_merchant?.rps;
-  if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
-  const rate = Math.max(1, Math.round(peak / 2));
+  // BENCH_SCHEDULED_RATE fixes the steady sends' rate, so runs compared with each other offer the same load.
+  let rate = Number(process.env.BENCH_SCHEDULED_RATE || 0);
+  if (!rate) {
+    let peak = results.phases.create_choice_1_merchant?.rps;
+    if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
+    rate = Math.max(1, Math.round(peak / 2));
+  }
+  if (SPREAD > 0) log(`scheduled: the steady sends go to ${SPREAD} other merchants in turn (BENCH_SCHEDULED_SPREAD), not the draining one`);
 
   await measured(ctx, `scheduled_drain_${SCHEDULED_COUNT}`, async () => {
     const dueAt = Date.now() + BEFORE_S * 1000;
@@ -72,7 +95,7 @@ async function scheduledPhase(ctx) {
     // The move is the bench's, not the service's: its dead rows are cleared before the baseline, as real
     // sends made with their own deliverAt would have none.
     await db.query('VACUUM ANALYZE rewards');
-    log(`scheduled: ${SCHEDULED_COUNT} rewards due in ${round((dueAt - Date.now()) / 1000, 1)} s (the baseline); sending ${rate}/s to the same merchant meanwhile`);
+    log(`scheduled: ${SCHEDULED_COUNT} rewards due in ${round((dueAt - Date.now()) / 1000, 1)} s (the baseline); sending ${rate}/s to ${SPREAD > 0 ? `${SPREAD} other merchants` : 'the same merchant'} meanwhile`);
     const samples = [];
     let drainedAt = null;
     const watcher = (async () => {
@@ -86,7 +109,7 @@ async function scheduledPhase(ctx) {
     const started = Date.now();
     while (drainedAt === null || Date.now() - started < DURATION * 1000) {
       if (Date.now() > dueAt + MAX_DRAIN_S * 1000) break;
-      const slice = await paced([merchant], choiceBody, rate, SLICE_S, { samples: true });
+      const slice = await paced(senders, choiceBody, rate, SLICE_S, { samples: true });
       appendAll(samples, slice.samples);
     }
     await watcher;
@@ -115,6 +138,7 @@ async function scheduledPhase(ctx) {
       dueToAllSentS: drainedAt === null ? null : round((drainedAt - dueAt) / 1000, 1),
       sentPerS: round(ev.n / ((ev.last - ev.first) / 1000 || 1), 0),
       sendRate: rate,
+      sendsSpreadOver: SPREAD || null,
       createsBefore: createStats(before),
       createsDuring: createStats(during),
       p50: stats(during.map(([, ms]) => ms)).p50,
