@@ -44,7 +44,8 @@ describe('the reward text message (SMS): docs/delivery.md, SMS', () => {
       expect(res.status).toBe(201);
       expect(res.body.reward).toMatchObject({ recipientPhone: to, smsStatus: 'QUEUED' });
       const [file] = await eventually(async () => {
-        const files = await readdir(dir);
+        // A text being written is under a hidden name until it is whole (docs/delivery.md, SMS).
+        const files = (await readdir(dir)).filter((name) => name.endsWith('.json'));
         return files.length ? files : undefined;
       });
       const text = JSON.parse(await readFile(join(dir, file), 'utf8'));

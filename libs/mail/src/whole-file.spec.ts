@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { AppConfig } from '@app/core';
 import { Mailer } from './mailer.service';
 import { OutboxSmsSender } from './sms/outbox-sms-sender';
+import { writeWholeFile } from './whole-file';
 
 // The module object itself, which the writers' named imports read their functions from at each call (a
 // namespace import would be a frozen copy that cannot be spied on).
@@ -65,6 +66,22 @@ describe('the development outboxes: a message appears whole or not at all', () =
       const after = readdirSync(dir);
       expect(after).toEqual([expect.stringMatching(finalName)]);
       whole(readFileSync(join(dir, after[0]), 'utf8'));
+    } finally {
+      spy.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a write that fails part-way (a full disk) leaves nothing in the folder, and the failure reaches the caller', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outbox-'));
+    const realWriteFile = fsPromises.writeFile;
+    const spy = jest.spyOn(fsPromises, 'writeFile').mockImplementation(async (file, data) => {
+      await realWriteFile(file, Buffer.from(data as string).subarray(0, 3));
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    });
+    try {
+      await expect(writeWholeFile(dir, 'a.json', '{"to":"+14155550123"}')).rejects.toMatchObject({ code: 'ENOSPC' });
+      expect(readdirSync(dir)).toEqual([]);
     } finally {
       spy.mockRestore();
       rmSync(dir, { recursive: true, force: true });
