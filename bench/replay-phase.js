@@ -144,7 +144,8 @@ async function replayPhase(ctx, replayed, live) {
         duplicates: replayReceipts.length - unique.size,
         deliveredDuringLiveRun: replayedDuringLive,
         deliveriesPerSDuringLiveRun: round(replayedDuringLive / ((liveEnd - requestedAt) / 1000), 0),
-        complete: replayReceipts.length >= eventCount,
+        // Every event at least once: a duplicate does not stand in for a missing event.
+        complete: unique.size >= eventCount,
         wholeReplayS: replayReceipts.length ? round((last - requestedAt) / 1000, 1) : null,
       },
     };

@@ -86,6 +86,8 @@ describe('bench report rows', () => {
     });
     expect(row(resultsWith(replay()), 'live webhook lag during a replay')).toMatchObject({ value: 80, errors: 0, met: true });
     expect(row(resultsWith(replay({ delivered: 99000, complete: false })), 'live webhook lag')).toMatchObject({ errors: 1002, met: false });
+    // 1,000 duplicates do not make up for 1,000 events that never arrived.
+    expect(row(resultsWith(replay({ delivered: 100002, duplicates: 1000, complete: true })), 'live webhook lag')).toMatchObject({ errors: 2000, met: false });
   });
 
   it("shows each phase's checkpoints and WAL, and the server's settings, and leaves the cells empty for older results", () => {
