@@ -25,7 +25,13 @@ describe('bench WAL figures', () => {
       // 3 MiB into the WAL without touching a table (a logical-decoding message), then a checkpoint.
       await client.query(`SELECT pg_logical_emit_message(false, 'bench-wal-spec', repeat('x', 3 * 1024 * 1024))`);
       await client.query('CHECKPOINT');
-      const diff = walDiff(before, await walSnapshot(client));
+      // CHECKPOINT returns once the checkpoint is done, and the checkpointer publishes its counters a moment
+      // after that (PostgreSQL 15 wakes the waiting session first): read until they show it, up to 10 s.
+      let diff = walDiff(before, await walSnapshot(client));
+      for (let waited = 0; diff.checkpointsRequested === 0 && waited < 10_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        diff = walDiff(before, await walSnapshot(client));
+      }
       expect(diff.checkpointsRequested).toBeGreaterThanOrEqual(1);
       expect(diff.walMb).toBeGreaterThanOrEqual(3);
     } finally {
