@@ -4,11 +4,12 @@
 // their delivery times are moved to the same instant. The service's due-sender drains them in
 // batches while a client keeps sending to that merchant at a steady rate. Reports the time from due
 // to the last one SENT, and the send latency before the rewards fall due against during the drain.
-const { STAMP, DURATION, log, sleep } = require('./config');
+const { DURATION, log, sleep } = require('./config');
 const { cannon, summarise, paced, choiceBody, createRequests } = require('./load');
 const { measured } = require('./measure');
 const { round, stats, appendAll } = require('./numbers');
-const { api, cli } = require('./service');
+const { api } = require('./service');
+const { merchant } = require('./scale-phase');
 const { invariants } = require('./database');
 
 const SCHEDULED_COUNT = Number(process.env.BENCH_SCHEDULED_COUNT || 100_000);
@@ -48,27 +49,25 @@ async function sendScheduled(key) {
   }
 }
 
+/** A top-up of 1,000,000.00 USD, which must be accepted. */
+async function topUp(key) {
+  const res = await api(key, 'POST', '/v1/topups', { amountCents: 100_000_000 });
+  if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
 async function scheduledPhase(ctx) {
   const { db, results } = ctx;
-  const { accountId } = await cli(['merchant:create', '--name', 'Bench scheduled', '--email', `bench-scheduled-${STAMP}@example.test`, '--password', 'bench password 123']);
-  const { key } = await cli(['api-key:create', '--account', accountId, '--scopes', 'read,write']);
-  const merchant = { accountId, key };
+  const drainer = await merchant('Bench scheduled');
+  const { accountId, key } = drainer;
   const topUps = Math.ceil((SCHEDULED_COUNT * VALUE_CENTS) / 100_000_000) + 1;
-  for (let t = 0; t < topUps; t++) {
-    const res = await api(key, 'POST', '/v1/topups', { amountCents: 100_000_000 });
-    if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+  for (let t = 0; t < topUps; t++) await topUp(key);
+  // The merchants the steady sends go to: the draining one, or SPREAD others.
+  const senders = [];
+  for (let i = 0; i < SPREAD; i++) {
+    senders.push(await merchant(`Bench scheduled other ${i}`));
+    await topUp(senders[i].key);
   }
-  const senders = [merchant];
-  if (SPREAD > 0) {
-    senders.length = 0;
-    for (let i = 0; i < SPREAD; i++) {
-      const other = await cli(['merchant:create', '--name', `Bench scheduled other ${i}`, '--email', `bench-scheduled-other${i}-${STAMP}@example.test`, '--password', 'bench password 123']);
-      const { key: otherKey } = await cli(['api-key:create', '--account', other.accountId, '--scopes', 'read,write']);
-      const res = await api(otherKey, 'POST', '/v1/topups', { amountCents: 100_000_000 });
-      if (res.status !== 201) throw new Error(`top-up failed: ${res.status} ${JSON.stringify(res.body)}`);
-      senders.push({ accountId: other.accountId, key: otherKey });
-    }
-  }
+  if (SPREAD === 0) senders.push(drainer);
   await sendScheduled(key);
   // The baseline is sends with nothing else going on: with reminder settings the reminder sweep looks once at
   // each new send (docs/delivery.md, Reminders), and a hundred thousand of them keep it busy for a while after
@@ -84,7 +83,7 @@ async function scheduledPhase(ctx) {
   let rate = Number(process.env.BENCH_SCHEDULED_RATE || 0);
   if (!rate) {
     let peak = results.phases.create_choice_1_merchant?.rps;
-    if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([merchant], choiceBody) })).rps;
+    if (!peak) peak = summarise(await cannon({ duration: 3, requests: createRequests([drainer], choiceBody) })).rps;
     rate = Math.max(1, Math.round(peak / 2));
   }
   if (SPREAD > 0) log(`scheduled: the steady sends go to ${SPREAD} other merchants in turn (BENCH_SCHEDULED_SPREAD), not the draining one`);
